@@ -1,0 +1,186 @@
+package api
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Config is the whole desired state at one revision, each list sorted by name.
+type Config struct {
+	Revision     int64         `json:"revision" readonly:"true"`
+	Settings     Settings      `json:"settings"`
+	Backends     []Backend     `json:"backends"`
+	Servers      []Server      `json:"servers"`
+	Certificates []Certificate `json:"certificates"`
+}
+
+// State is a config indexed by name, the form the store keeps the head in and checks
+// writes against.
+type State struct {
+	Revision     int64
+	Settings     Settings
+	Backends     map[string]*Backend
+	Servers      map[string]*Server
+	Certificates map[string]*Certificate
+}
+
+// NewState returns an empty state with default settings.
+func NewState() *State {
+	return &State{
+		Settings:     DefaultSettings(),
+		Backends:     map[string]*Backend{},
+		Servers:      map[string]*Server{},
+		Certificates: map[string]*Certificate{},
+	}
+}
+
+// Clone copies the maps, not the objects: objects are never mutated once in a State.
+func (s *State) Clone() *State {
+	c := &State{Revision: s.Revision, Settings: s.Settings,
+		Backends:     make(map[string]*Backend, len(s.Backends)),
+		Servers:      make(map[string]*Server, len(s.Servers)),
+		Certificates: make(map[string]*Certificate, len(s.Certificates)),
+	}
+	for k, v := range s.Backends {
+		c.Backends[k] = v
+	}
+	for k, v := range s.Servers {
+		c.Servers[k] = v
+	}
+	for k, v := range s.Certificates {
+		c.Certificates[k] = v
+	}
+	return c
+}
+
+// Config returns the state as a Config with sorted lists. Certificates keep their keys only
+// when withKeys is set, which only the applier asks for.
+func (s *State) Config(withKeys bool) Config {
+	c := Config{Revision: s.Revision, Settings: s.Settings,
+		Backends: []Backend{}, Servers: []Server{}, Certificates: []Certificate{}}
+	for _, name := range sortedKeys(s.Backends) {
+		c.Backends = append(c.Backends, *s.Backends[name])
+	}
+	for _, name := range sortedKeys(s.Servers) {
+		c.Servers = append(c.Servers, *s.Servers[name])
+	}
+	for _, name := range sortedKeys(s.Certificates) {
+		cert := *s.Certificates[name]
+		if !withKeys {
+			cert = cert.Redacted()
+		}
+		c.Certificates = append(c.Certificates, cert)
+	}
+	return c
+}
+
+// Ref names one object.
+type Ref struct{ Kind, Name string }
+
+// Check verifies the references and claims that involve the touched objects: a location's
+// backend and a server's certificate exist, a canary's backend exists, nothing still refers
+// to a deleted object, and no host+path is claimed by two locations. Checking only what a
+// write touched keeps single-object writes O(size of what refers to them).
+func (s *State) Check(touched []Ref) error {
+	checkClaims := false
+	for _, r := range touched {
+		switch r.Kind {
+		case KindBackend:
+			if b, ok := s.Backends[r.Name]; ok {
+				if b.Canary != nil && s.Backends[b.Canary.Backend] == nil {
+					return Invalid("canary.backend", "backend %q does not exist", b.Canary.Backend)
+				}
+			} else if err := s.unreferencedBackend(r.Name); err != nil {
+				return err
+			}
+		case KindServer:
+			if srv, ok := s.Servers[r.Name]; ok {
+				if err := s.checkServerRefs(srv); err != nil {
+					return err
+				}
+				checkClaims = true
+			}
+		case KindCertificate:
+			if s.Certificates[r.Name] == nil {
+				for _, srv := range s.Servers {
+					if srv.TLS != nil && srv.TLS.Certificate == r.Name {
+						return Errorf(EConflict, "certificate %q is used by server %q", r.Name, srv.Name)
+					}
+				}
+			}
+		}
+	}
+	if checkClaims {
+		return s.checkClaims()
+	}
+	return nil
+}
+
+// CheckAll verifies every reference and claim in the state.
+func (s *State) CheckAll() error {
+	refs := make([]Ref, 0, len(s.Backends)+len(s.Servers))
+	for n := range s.Backends {
+		refs = append(refs, Ref{KindBackend, n})
+	}
+	for n := range s.Servers {
+		refs = append(refs, Ref{KindServer, n})
+	}
+	return s.Check(refs)
+}
+
+func (s *State) checkServerRefs(srv *Server) error {
+	if srv.TLS != nil && s.Certificates[srv.TLS.Certificate] == nil {
+		return Invalid("tls.certificate", "certificate %q does not exist", srv.TLS.Certificate)
+	}
+	for i, l := range srv.Locations {
+		if s.Backends[l.Backend] == nil {
+			return Invalid(fmt.Sprintf("locations[%d].backend", i), "backend %q does not exist", l.Backend)
+		}
+	}
+	return nil
+}
+
+func (s *State) unreferencedBackend(name string) error {
+	for _, srv := range s.Servers {
+		for _, l := range srv.Locations {
+			if l.Backend == name {
+				return Errorf(EConflict, "backend %q is used by server %q location %q", name, srv.Name, l.Path)
+			}
+		}
+	}
+	for _, b := range s.Backends {
+		if b.Canary != nil && b.Canary.Backend == name {
+			return Errorf(EConflict, "backend %q is the canary of backend %q", name, b.Name)
+		}
+	}
+	return nil
+}
+
+// checkClaims finds a host+path claimed by locations of two servers. Within one server the
+// server's own Validate already refused duplicates.
+func (s *State) checkClaims() error {
+	owner := map[string]string{}
+	for _, name := range sortedKeys(s.Servers) {
+		srv := s.Servers[name]
+		for _, h := range srv.Hostnames {
+			for _, l := range srv.Locations {
+				key := h + " " + l.key()
+				if other, ok := owner[key]; ok && other != name {
+					return &Error{Code: EConflict, Field: "locations",
+						Message: fmt.Sprintf("host %q %s path %q is already claimed by server %q", h, l.matchOrDefault(), l.Path, other)}
+				}
+				owner[key] = name
+			}
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

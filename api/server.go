@@ -1,0 +1,202 @@
+package api
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Location match types. Prefix follows the Kubernetes Ingress rule: /foo matches /foo,
+// /foo/ and /foo/bar, never /foobar.
+const (
+	MatchPrefix = "prefix"
+	MatchExact  = "exact"
+	MatchRegex  = "regex"
+)
+
+// Limits on one server.
+const (
+	MaxHostnames  = 100
+	MaxLocations  = 200
+	MaxSetHeaders = 20
+)
+
+// Server is a virtual host: the hostnames it answers, its TLS certificate and its locations.
+// Changing a server needs an nginx reload.
+type Server struct {
+	Name      string     `json:"name" example:"shop"`
+	Hostnames []string   `json:"hostnames" example:"shop.example.com,*.shop.example.com"`
+	TLS       *ServerTLS `json:"tls,omitempty"`
+	Locations []Location `json:"locations"`
+	Source    Source     `json:"source"`
+	// Version is the revision that last changed this server; it is its ETag.
+	Version int64 `json:"version,omitempty" readonly:"true"`
+}
+
+// ServerTLS names the certificate a server presents.
+type ServerTLS struct {
+	Certificate string `json:"certificate" example:"shop-tls"`
+	// Redirect sends plain-HTTP requests to HTTPS with a 308.
+	Redirect bool `json:"redirect,omitempty"`
+}
+
+// Location routes requests whose path matches to a backend.
+type Location struct {
+	Path    string `json:"path" example:"/api"`
+	Match   string `json:"match,omitempty" enums:"prefix,exact,regex" example:"prefix"`
+	Backend string `json:"backend" example:"shop-api"`
+	// Rewrite replaces the matched path prefix before proxying (e.g. "/" strips it).
+	Rewrite    string    `json:"rewrite,omitempty" example:"/"`
+	Timeouts   *Timeouts `json:"timeouts,omitempty"`
+	SetHeaders []Header  `json:"setHeaders,omitempty"`
+}
+
+// Header is a request header that a location sets on the proxied request.
+type Header struct {
+	Name  string `json:"name" example:"X-Team"`
+	Value string `json:"value" example:"checkout"`
+}
+
+// Validate checks the server on its own; references to backends and certificates, and
+// host+path uniqueness across servers, are checked by Config.Check.
+func (s *Server) Validate() error {
+	if err := ValidName("name", s.Name); err != nil {
+		return err
+	}
+	if len(s.Hostnames) == 0 || len(s.Hostnames) > MaxHostnames {
+		return Invalid("hostnames", "a server needs 1-%d hostnames", MaxHostnames)
+	}
+	hosts := map[string]bool{}
+	for i, h := range s.Hostnames {
+		f := fmt.Sprintf("hostnames[%d]", i)
+		if err := ValidHostname(f, h); err != nil {
+			return err
+		}
+		if hosts[h] {
+			return Invalid(f, "hostname %q is listed twice", h)
+		}
+		hosts[h] = true
+	}
+	if s.TLS != nil {
+		if err := ValidName("tls.certificate", s.TLS.Certificate); err != nil {
+			return err
+		}
+	}
+	if len(s.Locations) > MaxLocations {
+		return Invalid("locations", "at most %d locations", MaxLocations)
+	}
+	paths := map[string]bool{}
+	for i, l := range s.Locations {
+		f := fmt.Sprintf("locations[%d]", i)
+		if err := l.validate(); err != nil {
+			return prefixed(f, err)
+		}
+		if key := l.key(); paths[key] {
+			return Invalid(f+".path", "%s path %q is claimed twice in this server", l.matchOrDefault(), l.Path)
+		} else {
+			paths[key] = true
+		}
+	}
+	return s.Source.validate()
+}
+
+// Normalize fills defaults so that equal intent gives equal bytes in the history.
+func (s *Server) Normalize() {
+	for i := range s.Locations {
+		if s.Locations[i].Match == "" {
+			s.Locations[i].Match = MatchPrefix
+		}
+	}
+	if s.Source.Kind == "" {
+		s.Source.Kind = SourceAPI
+	}
+}
+
+func (l *Location) matchOrDefault() string {
+	if l.Match == "" {
+		return MatchPrefix
+	}
+	return l.Match
+}
+
+// key identifies what a location claims within a host. A prefix "/foo/" claims the same
+// requests as "/foo" under the Ingress rule, so both reduce to one key.
+func (l *Location) key() string {
+	m := l.matchOrDefault()
+	p := l.Path
+	if m == MatchPrefix && len(p) > 1 {
+		p = strings.TrimRight(p, "/")
+	}
+	return m + " " + p
+}
+
+func (l *Location) validate() error {
+	switch l.matchOrDefault() {
+	case MatchPrefix, MatchExact:
+		if err := ValidPath("path", l.Path); err != nil {
+			return err
+		}
+	case MatchRegex:
+		if err := ValidRegex("path", l.Path); err != nil {
+			return err
+		}
+	default:
+		return Invalid("match", "must be prefix, exact or regex")
+	}
+	if err := ValidName("backend", l.Backend); err != nil {
+		return err
+	}
+	if l.Rewrite != "" {
+		if l.matchOrDefault() != MatchPrefix {
+			return Invalid("rewrite", "rewrite applies to prefix locations only")
+		}
+		if err := ValidPath("rewrite", l.Rewrite); err != nil {
+			return err
+		}
+	}
+	if err := l.Timeouts.validate(); err != nil {
+		return prefixed("timeouts", err)
+	}
+	if len(l.SetHeaders) > MaxSetHeaders {
+		return Invalid("setHeaders", "at most %d headers", MaxSetHeaders)
+	}
+	for i, h := range l.SetHeaders {
+		f := fmt.Sprintf("setHeaders[%d]", i)
+		if err := ValidHeaderName(f+".name", h.Name); err != nil {
+			return err
+		}
+		if err := ValidHeaderValue(f+".value", h.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// regexChars are the characters a regex location may use. The renderer writes the regex in
+// double quotes, so braces are safe; quotes, whitespace, ';' and '#' are not admitted.
+var regexChars = regexp.MustCompile(`^[A-Za-z0-9._~!&()*+,=:@%/^$|?\[\]{}\\-]{1,1024}$`)
+
+// ValidRegex checks a regex location path: a restricted character set, a backslash only
+// before a character it escapes in a regex (never before one nginx's parser would
+// translate), starting with "/" or "^/", and compilable.
+func ValidRegex(field, s string) error {
+	if !regexChars.MatchString(s) {
+		return Invalid(field, "regex may hold letters, digits and regex punctuation only (no spaces, quotes, ';' or '#'), at most 1024")
+	}
+	if !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "^/") {
+		return Invalid(field, "regex must start with / or ^/")
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		if i+1 == len(s) || !strings.ContainsRune(`.^$|?*+()[]{}/-dwsDWSb`, rune(s[i+1])) {
+			return Invalid(field, "a backslash may only escape regex punctuation or start \\d \\w \\s \\b")
+		}
+		i++
+	}
+	if _, err := regexp.Compile(s); err != nil {
+		return Invalid(field, "regex does not compile: %v", err)
+	}
+	return nil
+}

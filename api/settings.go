@@ -1,0 +1,109 @@
+package api
+
+import "fmt"
+
+// Settings are the global knobs a platform team tunes. Each is typed and validated; there
+// are no raw nginx snippets, because free-form directives were the source of most
+// ingress-nginx CVEs. A zero field means the default from DefaultSettings.
+type Settings struct {
+	// WorkerProcesses is the number of nginx workers; 0 means one per core ("auto").
+	WorkerProcesses   int    `json:"workerProcesses" minimum:"0" maximum:"64"`
+	WorkerConnections int    `json:"workerConnections" minimum:"64" maximum:"65536" example:"4096"`
+	KeepaliveTimeout  string `json:"keepaliveTimeout" example:"75s"`
+	KeepaliveRequests int    `json:"keepaliveRequests" minimum:"1" maximum:"100000" example:"1000"`
+	// UpstreamKeepalive is the number of idle connections each worker keeps to upstreams.
+	UpstreamKeepalive   int      `json:"upstreamKeepalive" minimum:"0" maximum:"10000" example:"64"`
+	ClientMaxBodySize   string   `json:"clientMaxBodySize" example:"1m"`
+	ProxyConnectTimeout string   `json:"proxyConnectTimeout" example:"5s"`
+	ProxyReadTimeout    string   `json:"proxyReadTimeout" example:"60s"`
+	ProxySendTimeout    string   `json:"proxySendTimeout" example:"60s"`
+	LogFormat           string   `json:"logFormat" enums:"combined,json" example:"json"`
+	AccessLog           bool     `json:"accessLog"`
+	Gzip                bool     `json:"gzip"`
+	GzipTypes           []string `json:"gzipTypes,omitempty" example:"application/json,text/css"`
+	// HTTP2 enables HTTP/2 on TLS listeners.
+	HTTP2 bool `json:"http2"`
+	// RollbackErrorRatio is the 5xx share of the affected servers' requests within
+	// RollbackWindow after an apply that makes the applier roll back; 0 disables it.
+	RollbackErrorRatio float64 `json:"rollbackErrorRatio" minimum:"0" maximum:"1" example:"0.5"`
+	// RollbackMinRequests is how many requests the window needs before the ratio counts.
+	RollbackMinRequests int    `json:"rollbackMinRequests" minimum:"1" maximum:"1000000" example:"20"`
+	RollbackWindow      string `json:"rollbackWindow" example:"30s"`
+	// MinReloadInterval spaces reloads; changes that arrive meanwhile are merged.
+	MinReloadInterval string `json:"minReloadInterval" example:"1s"`
+	// RetainRevisions prunes revisions older than the newest N (0 keeps all). Pruning is
+	// explicit and audited because history is otherwise never deleted.
+	RetainRevisions int   `json:"retainRevisions" minimum:"0" example:"0"`
+	Version         int64 `json:"version,omitempty" readonly:"true"`
+}
+
+// DefaultSettings returns the settings of a fresh install.
+func DefaultSettings() Settings {
+	return Settings{
+		WorkerConnections:   4096,
+		KeepaliveTimeout:    "75s",
+		KeepaliveRequests:   1000,
+		UpstreamKeepalive:   64,
+		ClientMaxBodySize:   "1m",
+		ProxyConnectTimeout: "5s",
+		ProxyReadTimeout:    "60s",
+		ProxySendTimeout:    "60s",
+		LogFormat:           "json",
+		AccessLog:           true,
+		Gzip:                true,
+		GzipTypes:           []string{"application/json", "text/css", "text/plain", "application/javascript"},
+		HTTP2:               true,
+		RollbackErrorRatio:  0.5,
+		RollbackMinRequests: 20,
+		RollbackWindow:      "30s",
+		MinReloadInterval:   "1s",
+	}
+}
+
+// Validate checks every field.
+func (s *Settings) Validate() error {
+	ints := []struct {
+		name      string
+		v, lo, hi int
+	}{
+		{"workerProcesses", s.WorkerProcesses, 0, 64},
+		{"workerConnections", s.WorkerConnections, 64, 65536},
+		{"keepaliveRequests", s.KeepaliveRequests, 1, 100000},
+		{"upstreamKeepalive", s.UpstreamKeepalive, 0, 10000},
+		{"rollbackMinRequests", s.RollbackMinRequests, 1, 1000000},
+		{"retainRevisions", s.RetainRevisions, 0, 1 << 30},
+	}
+	for _, f := range ints {
+		if f.v < f.lo || f.v > f.hi {
+			return Invalid(f.name, "must be %d-%d", f.lo, f.hi)
+		}
+	}
+	durations := []struct{ name, v string }{
+		{"keepaliveTimeout", s.KeepaliveTimeout}, {"proxyConnectTimeout", s.ProxyConnectTimeout},
+		{"proxyReadTimeout", s.ProxyReadTimeout}, {"proxySendTimeout", s.ProxySendTimeout},
+		{"rollbackWindow", s.RollbackWindow}, {"minReloadInterval", s.MinReloadInterval},
+	}
+	for _, f := range durations {
+		if err := ValidDuration(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if err := ValidSize("clientMaxBodySize", s.ClientMaxBodySize); err != nil {
+		return err
+	}
+	if s.LogFormat != "combined" && s.LogFormat != "json" {
+		return Invalid("logFormat", "must be combined or json")
+	}
+	if len(s.GzipTypes) > 50 {
+		return Invalid("gzipTypes", "at most 50 types")
+	}
+	for i, t := range s.GzipTypes {
+		if err := ValidMIME(fmt.Sprintf("gzipTypes[%d]", i), t); err != nil {
+			return err
+		}
+	}
+	if !(s.RollbackErrorRatio >= 0 && s.RollbackErrorRatio <= 1) {
+		return Invalid("rollbackErrorRatio", "must be between 0 and 1")
+	}
+	return nil
+}
