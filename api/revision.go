@@ -78,6 +78,9 @@ type Meta struct {
 	// IfMatch, when not zero, is the version the writer last saw: of the object for a
 	// single-object write, of the whole config (the head revision) for a config write.
 	IfMatch int64
+	// MustNotExist makes a single-object write fail with a conflict if the object exists
+	// (POST semantics).
+	MustNotExist bool
 	// DryRun computes and validates the write without storing it.
 	DryRun bool
 }
@@ -92,4 +95,6 @@ type WriteResult struct {
 	// Mode and Validation are filled by the applier's dry run when one is wired.
 	Mode       string `json:"mode,omitempty" enums:"none,dynamic,reload"`
 	Validation string `json:"validation,omitempty"`
+	// Candidate is the state the write makes (or would make); for the applier's dry run.
+	Candidate *State `json:"-"`
 }
