@@ -33,9 +33,18 @@ func ValidName(field, s string) error {
 	return nil
 }
 
+// CatchAllHostname is the hostname of the server that answers requests no other server
+// names: what an Ingress rule without a host, or an Ingress's default backend, routes.
+// The renderer gives it nginx's default_server; it never matches a Host header itself.
+const CatchAllHostname = "_"
+
 // ValidHostname checks a server name as nginx accepts it: a DNS name, optionally with a
-// leading "*." or a trailing ".*" wildcard label. Regex server names are not offered.
+// leading "*." or a trailing ".*" wildcard label, or CatchAllHostname. Regex server names
+// are not offered.
 func ValidHostname(field, s string) error {
+	if s == CatchAllHostname {
+		return nil
+	}
 	h := strings.ToLower(s)
 	if h != s {
 		return Invalid(field, "hostname %q must be lowercase", printable(s))
