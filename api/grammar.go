@@ -73,7 +73,7 @@ func ValidAddress(field, s string) error {
 		}
 		return nil
 	}
-	if strings.Contains(s, "*") || ValidHostname(field, s) != nil {
+	if strings.Contains(s, "*") || s == CatchAllHostname || ValidHostname(field, s) != nil {
 		return Invalid(field, "address %q is neither an IP address nor a DNS name", printable(s))
 	}
 	return nil
