@@ -21,7 +21,7 @@ var (
 	variableRe = regexp.MustCompile(`^\$[a-z_][a-z0-9_]{0,63}$`)
 	// pathRe admits the characters of an RFC 3986 path except those nginx.conf treats as
 	// syntax or as variables.
-	pathRe = regexp.MustCompile(`^/[A-Za-z0-9._~!&'()*+,=:@%/-]{0,1023}$`)
+	pathRe = regexp.MustCompile(`^/[A-Za-z0-9._~!&()*+,=:@%/-]*$`)
 	mimeRe = regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]{0,62}/[a-z0-9*][a-z0-9.+-]{0,62}$`)
 )
 
@@ -89,7 +89,7 @@ func ValidPort(field string, p int) error {
 
 // ValidPath checks a URI path for a prefix or exact location, or a rewrite target.
 func ValidPath(field, s string) error {
-	if !pathRe.MatchString(s) {
+	if len(s) > 1024 || !pathRe.MatchString(s) {
 		return Invalid(field, "path must start with '/' and hold only URI path characters (no spaces, quotes, braces, ';', '#', '$' or control characters), at most 1024")
 	}
 	return nil

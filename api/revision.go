@@ -83,6 +83,8 @@ type Meta struct {
 	MustNotExist bool
 	// DryRun computes and validates the write without storing it.
 	DryRun bool
+	// Remote is the client address, for the audit trail.
+	Remote string
 }
 
 // WriteResult is what a write did or, in a dry run, would do.

@@ -1,0 +1,72 @@
+package api
+
+// Apply puts the mutation's object into the state, or removes it for a delete. The object
+// is stored by pointer; callers hand over objects they no longer modify.
+func (s *State) Apply(m Mutation) {
+	if m.Delete {
+		s.Delete(m.Ref())
+		return
+	}
+	switch m.Kind {
+	case KindBackend:
+		s.Backends[m.Name] = m.Backend
+	case KindServer:
+		s.Servers[m.Name] = m.Server
+	case KindCertificate:
+		s.Certificates[m.Name] = m.Certificate
+	case KindSettings:
+		s.Settings = *m.Settings
+	}
+}
+
+// Delete removes an object; settings go back to their defaults.
+func (s *State) Delete(r Ref) {
+	switch r.Kind {
+	case KindBackend:
+		delete(s.Backends, r.Name)
+	case KindServer:
+		delete(s.Servers, r.Name)
+	case KindCertificate:
+		delete(s.Certificates, r.Name)
+	case KindSettings:
+		s.Settings = DefaultSettings()
+	}
+}
+
+// Lookup returns an object's version and owner, and whether it exists. Settings always
+// exist and are owned by the API.
+func (s *State) Lookup(r Ref) (version int64, owner Source, ok bool) {
+	switch r.Kind {
+	case KindBackend:
+		if b := s.Backends[r.Name]; b != nil {
+			return b.Version, b.Source, true
+		}
+	case KindServer:
+		if v := s.Servers[r.Name]; v != nil {
+			return v.Version, v.Source, true
+		}
+	case KindCertificate:
+		if c := s.Certificates[r.Name]; c != nil {
+			return c.Version, c.Source, true
+		}
+	case KindSettings:
+		return s.Settings.Version, Source{Kind: SourceAPI}, true
+	}
+	return 0, Source{}, false
+}
+
+// Refs lists every object in the state, settings included.
+func (s *State) Refs() []Ref {
+	refs := make([]Ref, 0, 1+len(s.Backends)+len(s.Servers)+len(s.Certificates))
+	refs = append(refs, Ref{KindSettings, SettingsName})
+	for _, n := range sortedKeys(s.Certificates) {
+		refs = append(refs, Ref{KindCertificate, n})
+	}
+	for _, n := range sortedKeys(s.Backends) {
+		refs = append(refs, Ref{KindBackend, n})
+	}
+	for _, n := range sortedKeys(s.Servers) {
+		refs = append(refs, Ref{KindServer, n})
+	}
+	return refs
+}

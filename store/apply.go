@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+type applyRow struct {
+	ID         int64   `db:"id"`
+	Revision   int64   `db:"revision"`
+	Instance   string  `db:"instance"`
+	Mode       string  `db:"mode"`
+	StartedAt  int64   `db:"started_at"`
+	DurationMS float64 `db:"duration_ms"`
+	Outcome    string  `db:"outcome"`
+	Error      string  `db:"error"`
+}
+
+func (r applyRow) record() api.ApplyRecord {
+	return api.ApplyRecord{ID: r.ID, Revision: r.Revision, Instance: r.Instance, Mode: r.Mode,
+		Started: time.Unix(0, r.StartedAt).UTC(), DurationMS: r.DurationMS, Outcome: r.Outcome, Error: r.Error}
+}
+
+const applyColumns = `id, revision, instance, mode, started_at, duration_ms, outcome, error`
+
+// RecordApply stores one apply attempt and its audit event, and sets rec.ID.
+func (s *Store) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	const q = `INSERT INTO applies (revision, instance, mode, started_at, duration_ms, outcome, error)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`
+	res, err := tx.ExecContext(ctx, q, rec.Revision, rec.Instance, rec.Mode, rec.Started.UnixNano(),
+		rec.DurationMS, rec.Outcome, truncate(rec.Error, 8192))
+	if err != nil {
+		return fmt.Errorf("insert apply of revision %d: %w", rec.Revision, err)
+	}
+	outcome := "success"
+	if rec.Outcome != api.OutcomeSuccess {
+		outcome = "failure"
+	}
+	ev := api.AuditEvent{Actor: api.ActorApplier, Action: api.AuditApply, Target: "instance/" + rec.Instance,
+		Revision: rec.Revision, Outcome: outcome, Detail: rec.Mode + " " + rec.Outcome + errSuffix(rec.Error)}
+	if err := insertAudit(ctx, tx, ev); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit apply: %w", err)
+	}
+	rec.ID, _ = res.LastInsertId()
+	return nil
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	return ": " + e
+}
+
+// Applies lists apply records newest first, below before (0: from the newest).
+func (s *Store) Applies(ctx context.Context, before int64, limit int) ([]api.ApplyRecord, error) {
+	if before <= 0 {
+		before = 1 << 62
+	}
+	var rows []applyRow
+	q := `SELECT ` + applyColumns + ` FROM applies WHERE id < ? ORDER BY id DESC LIMIT ?`
+	if err := s.db.SelectContext(ctx, &rows, q, before, clampLimit(limit)); err != nil {
+		return nil, fmt.Errorf("list applies: %w", err)
+	}
+	out := make([]api.ApplyRecord, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r.record())
+	}
+	return out, nil
+}
+
+// LastApply returns the newest apply record with the given outcome ("" for any).
+func (s *Store) LastApply(ctx context.Context, outcome string) (*api.ApplyRecord, error) {
+	var r applyRow
+	q := `SELECT ` + applyColumns + ` FROM applies WHERE (? = '' OR outcome = ?) ORDER BY id DESC LIMIT 1`
+	err := s.db.GetContext(ctx, &r, q, outcome, outcome)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, api.Errorf(api.ENotFound, "no apply recorded")
+	} else if err != nil {
+		return nil, fmt.Errorf("last apply: %w", err)
+	}
+	rec := r.record()
+	return &rec, nil
+}

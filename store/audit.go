@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+type auditRow struct {
+	ID        int64  `db:"id"`
+	CreatedAt int64  `db:"created_at"`
+	Actor     string `db:"actor"`
+	Action    string `db:"action"`
+	Target    string `db:"target"`
+	Revision  int64  `db:"revision"`
+	Outcome   string `db:"outcome"`
+	Detail    string `db:"detail"`
+	Remote    string `db:"remote"`
+}
+
+// AddAudit records an event. Writes and rollbacks are recorded by the store itself, in the
+// transaction that makes the revision; this is for everything else (failed logins, denied
+// requests, apply outcomes).
+func (s *Store) AddAudit(ctx context.Context, ev api.AuditEvent) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := insertAudit(ctx, tx, ev); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func insertAudit(ctx context.Context, tx *sqlx.Tx, ev api.AuditEvent) error {
+	if ev.Time.IsZero() {
+		ev.Time = time.Now().UTC()
+	}
+	const q = `INSERT INTO audit_events (created_at, actor, action, target, revision, outcome, detail, remote)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	if _, err := tx.ExecContext(ctx, q, ev.Time.UnixNano(), ev.Actor, ev.Action, ev.Target, ev.Revision,
+		ev.Outcome, truncate(ev.Detail, 4096), ev.Remote); err != nil {
+		return fmt.Errorf("insert audit event: %w", err)
+	}
+	return nil
+}
+
+// AuditEvents lists events newest first, filtered by f.
+func (s *Store) AuditEvents(ctx context.Context, f api.AuditFilter) ([]api.AuditEvent, error) {
+	var where []string
+	var args []any
+	add := func(cond string, arg any) { where = append(where, cond); args = append(args, arg) }
+	if f.Actor != "" {
+		add("actor = ?", f.Actor)
+	}
+	if f.Action != "" {
+		add("action = ?", f.Action)
+	}
+	if !f.Since.IsZero() {
+		add("created_at >= ?", f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		add("created_at < ?", f.Until.UnixNano())
+	}
+	if f.Before > 0 {
+		add("id < ?", f.Before)
+	}
+	q := `SELECT id, created_at, actor, action, target, revision, outcome, detail, remote FROM audit_events`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY id DESC LIMIT ?"
+	args = append(args, clampLimit(f.Limit))
+	var rows []auditRow
+	if err := s.db.SelectContext(ctx, &rows, q, args...); err != nil {
+		return nil, fmt.Errorf("list audit events: %w", err)
+	}
+	out := make([]api.AuditEvent, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, api.AuditEvent{ID: r.ID, Time: time.Unix(0, r.CreatedAt).UTC(), Actor: r.Actor,
+			Action: r.Action, Target: r.Target, Revision: r.Revision, Outcome: r.Outcome, Detail: r.Detail, Remote: r.Remote})
+	}
+	return out, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// objectRow is one version of one object.
+type objectRow struct {
+	Kind     string `db:"kind"`
+	Name     string `db:"name"`
+	Revision int64  `db:"revision"`
+	Op       string `db:"op"`
+	Body     []byte `db:"body"`
+	Secret   []byte `db:"secret"`
+}
+
+// encode returns the stored body of the object a mutation writes, without version or
+// private key, and the key separately. Equal objects encode to equal bytes, which is how a
+// write that changes nothing is recognised.
+func encode(m api.Mutation) (body, secret []byte, err error) {
+	var v any
+	switch m.Kind {
+	case api.KindBackend:
+		b := *m.Backend
+		b.Version = 0
+		v = b
+	case api.KindServer:
+		srv := *m.Server
+		srv.Version = 0
+		v = srv
+	case api.KindCertificate:
+		c := m.Certificate.Redacted()
+		c.Version = 0
+		v, secret = c, []byte(m.Certificate.Key)
+	case api.KindSettings:
+		st := *m.Settings
+		st.Version = 0
+		v = st
+	default:
+		return nil, nil, fmt.Errorf("unknown kind %q", m.Kind)
+	}
+	body, err = json.Marshal(v)
+	return body, secret, err
+}
+
+// mutationOf returns the mutation that writes obj as it is in st.
+func mutationOf(st *api.State, r api.Ref) (api.Mutation, bool) {
+	m := api.Mutation{Kind: r.Kind, Name: r.Name}
+	switch r.Kind {
+	case api.KindBackend:
+		m.Backend = st.Backends[r.Name]
+		return m, m.Backend != nil
+	case api.KindServer:
+		m.Server = st.Servers[r.Name]
+		return m, m.Server != nil
+	case api.KindCertificate:
+		m.Certificate = st.Certificates[r.Name]
+		return m, m.Certificate != nil
+	case api.KindSettings:
+		set := st.Settings
+		m.Settings = &set
+		return m, true
+	}
+	return m, false
+}
+
+// same reports whether two encodings are the same object.
+func same(aBody, aSecret, bBody, bSecret []byte) bool {
+	return bytes.Equal(aBody, bBody) && bytes.Equal(aSecret, bSecret)
+}
+
+// load puts one stored version into st, or removes the object for a delete.
+func load(st *api.State, r objectRow) error {
+	if r.Op == api.OpDelete {
+		st.Delete(api.Ref{Kind: r.Kind, Name: r.Name})
+		return nil
+	}
+	var err error
+	switch r.Kind {
+	case api.KindBackend:
+		var b api.Backend
+		err = json.Unmarshal(r.Body, &b)
+		b.Version = r.Revision
+		st.Backends[r.Name] = &b
+	case api.KindServer:
+		var srv api.Server
+		err = json.Unmarshal(r.Body, &srv)
+		srv.Version = r.Revision
+		st.Servers[r.Name] = &srv
+	case api.KindCertificate:
+		var c api.Certificate
+		err = json.Unmarshal(r.Body, &c)
+		c.Key = string(r.Secret)
+		c.Version = r.Revision
+		st.Certificates[r.Name] = &c
+	case api.KindSettings:
+		set := api.DefaultSettings()
+		err = json.Unmarshal(r.Body, &set)
+		set.Version = r.Revision
+		st.Settings = set
+	default:
+		err = fmt.Errorf("unknown kind")
+	}
+	if err != nil {
+		return fmt.Errorf("decode %s %q at revision %d: %w", r.Kind, r.Name, r.Revision, err)
+	}
+	return nil
+}

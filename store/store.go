@@ -1,0 +1,112 @@
+// Package store is the only package that speaks SQL: the revision history, the state at
+// any revision, diffs, audit events, apply records and tokens, in SQLite through sqlx.
+package store
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Store is restyplane's history. It keeps the head state in memory, because every write is
+// checked against it and every read of the desired state is served from it; SQLite is the
+// durable copy and the source of every past state.
+type Store struct {
+	db   *sqlx.DB
+	path string
+
+	// wmu serializes writers: a write reads the head, checks against it and commits, and
+	// no other write may slip in between. SQLite has one writer anyway.
+	wmu sync.Mutex
+	// mu guards head and changed for readers.
+	mu      sync.RWMutex
+	head    *api.State
+	changed chan struct{}
+}
+
+// Open opens (creating if needed) the SQLite database at path, migrates it and loads the
+// head state.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	// Pragmas go in the DSN so that every pooled connection gets them. For historical
+	// reasons SQLite does not check foreign keys by default. synchronous(NORMAL) is
+	// durable across application crashes in WAL mode; a power loss may lose the last
+	// transactions but never corrupts the file.
+	q := url.Values{}
+	for _, p := range []string{"foreign_keys(1)", "busy_timeout(5000)", "journal_mode(WAL)", "synchronous(NORMAL)"} {
+		q.Add("_pragma", p)
+	}
+	db, err := sqlx.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(8)
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, changed: make(chan struct{})}
+	head, err := s.State(ctx, 0, true)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("load head: %w", err)
+	}
+	s.head = head
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Head returns the current desired state, certificate keys included. The caller must not
+// modify it.
+func (s *Store) Head() *api.State {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.head
+}
+
+// HeadChanged returns a channel that is closed at the next new revision. Waiters take a
+// fresh channel after each wake-up, so a burst of revisions wakes them once.
+func (s *Store) HeadChanged() <-chan struct{} {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.changed
+}
+
+// setHead installs a new head and wakes the waiters of HeadChanged.
+func (s *Store) setHead(h *api.State) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.head = h
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// SizeBytes returns the size of the database, WAL pages checkpointed or not.
+func (s *Store) SizeBytes(ctx context.Context) (int64, error) {
+	var pages, size int64
+	if err := s.db.GetContext(ctx, &pages, `PRAGMA page_count`); err != nil {
+		return 0, fmt.Errorf("page count: %w", err)
+	}
+	if err := s.db.GetContext(ctx, &size, `PRAGMA page_size`); err != nil {
+		return 0, fmt.Errorf("page size: %w", err)
+	}
+	return pages * size, nil
+}
+
+// Checkpoint folds the WAL into the database file, so SizeBytes measures what stays.
+func (s *Store) Checkpoint(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	return err
+}

@@ -1,0 +1,128 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// TokenPrefix starts every generated secret, so that a leaked one is easy to recognise
+// in logs and by secret scanners.
+const TokenPrefix = "rp_"
+
+type tokenRow struct {
+	ID         int64         `db:"id"`
+	Name       string        `db:"name"`
+	Role       string        `db:"role"`
+	CreatedAt  int64         `db:"created_at"`
+	LastUsedAt sql.NullInt64 `db:"last_used_at"`
+}
+
+func (r tokenRow) token() api.Token {
+	t := api.Token{ID: r.ID, Name: r.Name, Role: r.Role, Created: time.Unix(0, r.CreatedAt).UTC()}
+	if r.LastUsedAt.Valid {
+		lu := time.Unix(0, r.LastUsedAt.Int64).UTC()
+		t.LastUsed = &lu
+	}
+	return t
+}
+
+// hashToken returns the stored form of a secret. Secrets are 256 random bits, so a plain
+// SHA-256 is as strong as a password hash here and costs nothing per request.
+func hashToken(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// CreateToken stores a token with the given role. An empty secret is generated; the
+// secret is returned once, in the Token, and never stored.
+func (s *Store) CreateToken(ctx context.Context, name, role, secret string) (*api.Token, error) {
+	t := api.Token{Name: name, Role: role, Created: time.Now().UTC()}
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	if secret == "" {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return nil, fmt.Errorf("generate token: %w", err)
+		}
+		secret = TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+	} else if len(secret) < 16 || strings.ContainsAny(secret, " \t\r\n") {
+		return nil, api.Invalid("secret", "a token must be at least 16 characters without whitespace")
+	}
+	const q = `INSERT INTO tokens (name, role, hash, created_at) VALUES (?, ?, ?, ?)`
+	res, err := s.db.ExecContext(ctx, q, name, role, hashToken(secret), t.Created.UnixNano())
+	if err != nil {
+		if strings.Contains(err.Error(), "UNIQUE") {
+			return nil, api.Errorf(api.EConflict, "a token named %q (or with that secret) exists", name)
+		}
+		return nil, fmt.Errorf("insert token %q: %w", name, err)
+	}
+	t.ID, _ = res.LastInsertId()
+	t.Secret = secret
+	return &t, nil
+}
+
+// Authenticate returns the token a secret belongs to. It records the last use at most once
+// a minute, so that reads do not turn into writes.
+func (s *Store) Authenticate(ctx context.Context, secret string) (*api.Token, error) {
+	var r tokenRow
+	const q = `SELECT id, name, role, created_at, last_used_at FROM tokens WHERE hash = ?`
+	err := s.db.GetContext(ctx, &r, q, hashToken(secret))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, api.Errorf(api.EUnauthorized, "unknown token")
+	} else if err != nil {
+		return nil, fmt.Errorf("look up token: %w", err)
+	}
+	now := time.Now()
+	if !r.LastUsedAt.Valid || now.Sub(time.Unix(0, r.LastUsedAt.Int64)) > time.Minute {
+		if _, err := s.db.ExecContext(ctx, `UPDATE tokens SET last_used_at = ? WHERE id = ?`, now.UnixNano(), r.ID); err != nil {
+			return nil, fmt.Errorf("touch token %q: %w", r.Name, err)
+		}
+		r.LastUsedAt = sql.NullInt64{Int64: now.UnixNano(), Valid: true}
+	}
+	t := r.token()
+	return &t, nil
+}
+
+// Tokens lists the tokens, without secrets (which are not stored).
+func (s *Store) Tokens(ctx context.Context) ([]api.Token, error) {
+	var rows []tokenRow
+	if err := s.db.SelectContext(ctx, &rows, `SELECT id, name, role, created_at, last_used_at FROM tokens ORDER BY id`); err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	out := make([]api.Token, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r.token())
+	}
+	return out, nil
+}
+
+// DeleteToken revokes a token.
+func (s *Store) DeleteToken(ctx context.Context, id int64) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM tokens WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("delete token %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return api.Errorf(api.ENotFound, "token %d not found", id)
+	}
+	return nil
+}
+
+// TokenCount returns the number of tokens; zero means a first start.
+func (s *Store) TokenCount(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM tokens`); err != nil {
+		return 0, fmt.Errorf("count tokens: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,279 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Write stores the mutations as one revision. A write that changes nothing makes no
+// revision and says so; a dry run stores nothing and answers with what it would do.
+func (s *Store) Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error) {
+	if meta.IfMatch != 0 && len(muts) != 1 {
+		return nil, api.Invalid("", "If-Match applies to single-object writes")
+	}
+	return s.write(ctx, meta, writeOptions{}, func(*api.State) ([]api.Mutation, error) { return muts, nil })
+}
+
+// writeOptions tune the one write path that Write, ReplaceConfig and Rollback share.
+type writeOptions struct {
+	// ifMatchHead compares meta.IfMatch with the head revision, not an object's version.
+	ifMatchHead bool
+	// anyOwner lets the write touch objects of every owner: a rollback restores all.
+	anyOwner   bool
+	checkAll   bool
+	rollbackOf int64
+	action     string
+}
+
+// pending is one object a write changes.
+type pending struct {
+	m      api.Mutation
+	change api.Change
+	before []byte
+	secret []byte
+}
+
+// write runs the whole write path under the writer lock: build the mutations against the
+// head, validate them, check ownership and preconditions, compute what changes, check
+// references on the candidate state, and commit one revision.
+func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, build func(head *api.State) ([]api.Mutation, error)) (*api.WriteResult, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	head := s.Head()
+	if opt.ifMatchHead && meta.IfMatch != 0 && meta.IfMatch != head.Revision {
+		return nil, api.Errorf(api.EPreconditionFailed, "config is at revision %d, not %d", head.Revision, meta.IfMatch)
+	}
+	muts, err := build(head)
+	if err != nil {
+		return nil, err
+	}
+	rev := head.Revision + 1
+	cand := head.Clone()
+	var changes []pending
+	touched := make([]api.Ref, 0, len(muts))
+	seen := make(map[api.Ref]bool, len(muts))
+	for i := range muts {
+		p, err := s.prepare(head, meta, opt, &muts[i], rev)
+		if err != nil {
+			return nil, err
+		}
+		ref := muts[i].Ref()
+		if seen[ref] {
+			return nil, api.Invalid("", "%s %q is written twice in one request", ref.Kind, ref.Name)
+		}
+		seen[ref] = true
+		if p == nil {
+			continue
+		}
+		cand.Apply(p.m)
+		touched = append(touched, ref)
+		changes = append(changes, *p)
+	}
+	if opt.checkAll {
+		err = cand.CheckAll()
+	} else {
+		err = cand.Check(touched)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &api.WriteResult{DryRun: meta.DryRun, Noop: len(changes) == 0, Candidate: cand,
+		Diff: api.Diff{From: head.Revision, To: rev, Entries: []api.DiffEntry{}}}
+	for _, p := range changes {
+		res.Diff.Entries = append(res.Diff.Entries, api.DiffEntry{Kind: p.change.Kind, Name: p.change.Name,
+			Op: p.change.Op, Before: p.before, After: p.change.Body})
+	}
+	if res.Noop {
+		res.Diff.To = head.Revision
+		cand.Revision = head.Revision
+		return res, nil
+	}
+	if meta.DryRun {
+		cand.Revision = rev
+		return res, nil
+	}
+	r := api.Revision{ID: rev, Parent: head.Revision, Time: time.Now().UTC(), Actor: meta.Actor,
+		Source: meta.Source, Message: meta.Message, RollbackOf: opt.rollbackOf, ChangeCount: len(changes)}
+	for _, p := range changes {
+		r.Changes = append(r.Changes, p.change)
+	}
+	if err := s.commit(ctx, r, changes, meta, opt); err != nil {
+		return nil, err
+	}
+	cand.Revision = rev
+	s.setHead(cand)
+	res.Revision = &r
+	return res, nil
+}
+
+// prepare validates one mutation against the head and returns what it changes, or nil
+// when the object is already as written. The object it stores is a copy stamped with rev.
+func (s *Store) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api.Mutation, rev int64) (*pending, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	ref := m.Ref()
+	version, owner, exists := head.Lookup(ref)
+	if meta.IfMatch != 0 && !opt.ifMatchHead && (!exists || version != meta.IfMatch) {
+		return nil, api.Errorf(api.EPreconditionFailed, "%s %q is at version %d, not %d", ref.Kind, ref.Name, version, meta.IfMatch)
+	}
+	if meta.MustNotExist && exists {
+		return nil, api.Errorf(api.EConflict, "%s %q already exists", ref.Kind, ref.Name)
+	}
+	if !opt.anyOwner {
+		if err := checkOwner(meta, m, owner, exists); err != nil {
+			return nil, err
+		}
+	}
+	if m.Delete && !exists {
+		return nil, api.Errorf(api.ENotFound, "%s %q not found", ref.Kind, ref.Name)
+	}
+	var before []byte
+	if exists {
+		cur, _ := mutationOf(head, ref)
+		before, _, _ = encode(cur)
+	}
+	if m.Delete {
+		return &pending{m: *m, before: before, change: api.Change{Kind: ref.Kind, Name: ref.Name, Op: api.OpDelete}}, nil
+	}
+	stamp(m, head, rev)
+	body, secret, err := encode(*m)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s %q: %w", ref.Kind, ref.Name, err)
+	}
+	op := api.OpCreate
+	if exists {
+		op = api.OpUpdate
+		cur, _ := mutationOf(head, ref)
+		_, curSecret, _ := encode(cur)
+		if same(before, curSecret, body, secret) {
+			return nil, nil
+		}
+	}
+	return &pending{m: *m, before: before, secret: secret, change: api.Change{Kind: ref.Kind, Name: ref.Name, Op: op, Body: body}}, nil
+}
+
+// stamp replaces the mutation's object by a copy carrying rev as its version, so that the
+// caller's object is never shared with the head. A certificate written without a key keeps
+// the stored one.
+func stamp(m *api.Mutation, head *api.State, rev int64) {
+	switch m.Kind {
+	case api.KindBackend:
+		b := *m.Backend
+		b.Version = rev
+		m.Backend = &b
+	case api.KindServer:
+		srv := *m.Server
+		srv.Version = rev
+		m.Server = &srv
+	case api.KindCertificate:
+		c := *m.Certificate
+		c.Version = rev
+		if cur := head.Certificates[c.Name]; c.Key == "" && cur != nil {
+			c.Key = cur.Key
+			c.KeyMatches = cur.KeyMatches && cur.Fingerprint == c.Fingerprint
+		}
+		m.Certificate = &c
+	case api.KindSettings:
+		set := *m.Settings
+		set.Version = rev
+		m.Settings = &set
+	}
+}
+
+// checkOwner enforces that each source changes only what it owns: the REST API its own
+// objects and the settings, the reconciler the objects it translated from the cluster.
+func checkOwner(meta api.Meta, m *api.Mutation, owner api.Source, exists bool) error {
+	k8s := meta.Source == api.SourceKubernetes
+	if m.Kind == api.KindSettings {
+		if k8s {
+			return api.Errorf(api.EForbidden, "kubernetes does not write settings")
+		}
+		return nil
+	}
+	if !m.Delete {
+		if got := objectSource(m); (got.Kind == api.SourceKubernetes) != k8s {
+			if k8s {
+				return api.Invalid("source.kind", "objects written by the reconciler must have a kubernetes source")
+			}
+			return api.Invalid("source.kind", "only the Kubernetes reconciler writes kubernetes-owned objects")
+		}
+	}
+	if !exists || (owner.Kind == api.SourceKubernetes) == k8s {
+		return nil
+	}
+	if k8s {
+		return api.Errorf(api.EConflict, "%s %q is owned by the REST API; the REST object wins", m.Kind, m.Name)
+	}
+	return api.Errorf(api.EConflict, "%s %q is owned by %s: edit the Kubernetes object instead", m.Kind, m.Name, owner)
+}
+
+func objectSource(m *api.Mutation) api.Source {
+	switch {
+	case m.Backend != nil:
+		return m.Backend.Source
+	case m.Server != nil:
+		return m.Server.Source
+	case m.Certificate != nil:
+		return m.Certificate.Source
+	}
+	return api.Source{}
+}
+
+// commit writes the revision, its object versions and its audit event in one transaction.
+func (s *Store) commit(ctx context.Context, r api.Revision, changes []pending, meta api.Meta, opt writeOptions) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	const qr = `INSERT INTO revisions (id, parent, created_at, actor, source, message, rollback_of, change_count)
+		VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), ?)`
+	if _, err := tx.ExecContext(ctx, qr, r.ID, r.Parent, r.Time.UnixNano(), r.Actor, r.Source, r.Message, r.RollbackOf, r.ChangeCount); err != nil {
+		return fmt.Errorf("insert revision %d: %w", r.ID, err)
+	}
+	if err := insertVersions(ctx, tx, r.ID, changes); err != nil {
+		return err
+	}
+	ev := api.AuditEvent{Time: r.Time, Actor: r.Actor, Action: api.AuditWrite, Revision: r.ID,
+		Outcome: "success", Detail: r.Message, Remote: meta.Remote, Target: target(changes)}
+	if opt.action != "" {
+		ev.Action = opt.action
+	}
+	if err := insertAudit(ctx, tx, ev); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit revision %d: %w", r.ID, err)
+	}
+	return nil
+}
+
+func insertVersions(ctx context.Context, tx *sqlx.Tx, rev int64, changes []pending) error {
+	const q = `INSERT INTO object_versions (kind, name, revision, op, body, secret) VALUES (?, ?, ?, ?, ?, ?)`
+	stmt, err := tx.PreparexContext(ctx, q)
+	if err != nil {
+		return fmt.Errorf("prepare object insert: %w", err)
+	}
+	defer stmt.Close()
+	for _, p := range changes {
+		c := p.change
+		if _, err := stmt.ExecContext(ctx, c.Kind, c.Name, rev, c.Op, []byte(c.Body), p.secret); err != nil {
+			return fmt.Errorf("insert %s %q: %w", c.Kind, c.Name, err)
+		}
+	}
+	return nil
+}
+
+// target names what a revision changed, for the audit trail.
+func target(changes []pending) string {
+	if len(changes) == 1 {
+		return changes[0].change.Kind + "/" + changes[0].change.Name
+	}
+	return fmt.Sprintf("%d objects", len(changes))
+}
