@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"sort"
+	"time"
 )
 
 // Config is the whole desired state at one revision, each list sorted by name.
@@ -17,7 +18,9 @@ type Config struct {
 // State is a config indexed by name, the form the store keeps the head in and checks
 // writes against.
 type State struct {
-	Revision     int64
+	Revision int64
+	// Written is when the revision was written; the applier measures propagation from it.
+	Written      time.Time
 	Settings     Settings
 	Backends     map[string]*Backend
 	Servers      map[string]*Server
@@ -36,7 +39,7 @@ func NewState() *State {
 
 // Clone copies the maps, not the objects: objects are never mutated once in a State.
 func (s *State) Clone() *State {
-	c := &State{Revision: s.Revision, Settings: s.Settings,
+	c := &State{Revision: s.Revision, Written: s.Written, Settings: s.Settings,
 		Backends:     make(map[string]*Backend, len(s.Backends)),
 		Servers:      make(map[string]*Server, len(s.Servers)),
 		Certificates: make(map[string]*Certificate, len(s.Certificates)),

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -31,6 +32,13 @@ func (s *Store) State(ctx context.Context, rev int64, withKeys bool) (*api.State
 	}
 	st := api.NewState()
 	st.Revision = rev
+	if rev > 0 {
+		var at int64
+		if err := s.db.GetContext(ctx, &at, `SELECT created_at FROM revisions WHERE id = ?`, rev); err != nil {
+			return nil, fmt.Errorf("time of revision %d: %w", rev, err)
+		}
+		st.Written = time.Unix(0, at).UTC()
+	}
 	for _, r := range rows {
 		if !withKeys {
 			r.Secret = nil

@@ -106,6 +106,7 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 		return nil, err
 	}
 	cand.Revision = rev
+	cand.Written = r.Time
 	s.setHead(cand)
 	res.Revision = &r
 	return res, nil
