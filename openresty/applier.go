@@ -1,0 +1,165 @@
+package openresty
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Store is what the applier needs from the history.
+type Store interface {
+	Head() *api.State
+	HeadChanged() <-chan struct{}
+	RecordApply(ctx context.Context, rec *api.ApplyRecord) error
+	Rollback(ctx context.Context, meta api.Meta, to int64) (*api.WriteResult, error)
+}
+
+// Proxy is one OpenResty instance as the applier drives it.
+type Proxy interface {
+	// Render returns the nginx.conf for cfg, stamped with generation.
+	Render(cfg api.Config, generation string) ([]byte, error)
+	// Test runs nginx -t on conf with the certificate files it names.
+	Test(ctx context.Context, conf []byte, certs []api.Certificate) error
+	// Reload tests, swaps in, reloads and confirms conf, restoring the previous file on
+	// any failure. Its error carries nginx's own text.
+	Reload(ctx context.Context, conf []byte, certs []api.Certificate, generation string) error
+	// Push sends changed and deleted backends and certificates, stamped with version.
+	Push(ctx context.Context, version int64, push Push) error
+	// Counters returns the cumulative request and 5xx counts per server.
+	Counters(ctx context.Context) (map[string]Counter, error)
+	// Restarted is signalled when the instance started afresh with empty shared memory.
+	Restarted() <-chan struct{}
+	// State says whether the instance runs ("running", "starting", "stopped", ...).
+	State() string
+}
+
+// Push is one dynamic update.
+type Push struct {
+	Backends        []api.Backend     `json:"backends,omitempty"`
+	DeletedBackends []string          `json:"deletedBackends,omitempty"`
+	Certificates    []api.Certificate `json:"certificates,omitempty"`
+	DeletedCerts    []string          `json:"deletedCertificates,omitempty"`
+	// Full replaces everything the instance holds, after it restarted.
+	Full bool `json:"full,omitempty"`
+}
+
+// Empty reports whether the push carries nothing.
+func (p Push) Empty() bool {
+	return !p.Full && len(p.Backends)+len(p.DeletedBackends)+len(p.Certificates)+len(p.DeletedCerts) == 0
+}
+
+// Counter is a server's cumulative request counts.
+type Counter struct {
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+}
+
+// Metrics receives what the applier does; the server package implements it with
+// Prometheus. Every method must be cheap and safe for concurrent use.
+type Metrics interface {
+	Apply(mode, outcome string, duration time.Duration)
+	Propagation(d time.Duration)
+	Applied(revision int64, at time.Time)
+	AutoRollback()
+}
+
+// Applier brings one OpenResty instance to the head of the history: dynamically when only
+// backends and certificates changed, by a tested reload otherwise, and back to the last
+// good revision when a live revision makes the proxy unhealthy.
+type Applier struct {
+	store    Store
+	proxy    Proxy
+	metrics  Metrics
+	log      *slog.Logger
+	instance string
+
+	mu         sync.Mutex
+	running    *api.State // what the instance serves; nil until the first apply
+	runningCnf []byte     // its nginx.conf, rendered with an empty generation
+	lastGood   int64      // newest revision that applied and stayed healthy
+	rejected   int64      // head revision that nginx rejected; not retried until the head moves
+	lastReload time.Time
+	noWatch    int64 // the applier's own rollback revision, which is not watched
+	last       *api.ApplyRecord
+	watch      *watch
+}
+
+// NewApplier returns an applier for one instance; metrics may be nil.
+func NewApplier(store Store, proxy Proxy, metrics Metrics, log *slog.Logger, instance string) *Applier {
+	if metrics == nil {
+		metrics = nopMetrics{}
+	}
+	return &Applier{store: store, proxy: proxy, metrics: metrics, log: log, instance: instance}
+}
+
+// Run applies revisions until ctx ends. It wakes on every new revision, so a lone change
+// is live within milliseconds; revisions that arrive while it applies are merged into the
+// next apply, because it always applies the head as it is then.
+func (a *Applier) Run(ctx context.Context) error {
+	full := true
+	var wait <-chan time.Time
+	for {
+		changed := a.store.HeadChanged() // taken before reading the head, so no revision is missed
+		delay := a.step(ctx, full)
+		full = false
+		wait = nil
+		if delay > 0 {
+			wait = time.After(delay)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		case <-a.proxy.Restarted():
+			full = true
+		case <-wait:
+		}
+	}
+}
+
+// step applies the head once. It returns how long to wait before the next step when
+// something is due without a new revision: the end of the minimum reload interval, a
+// retry, or the next look at a health watch.
+func (a *Applier) step(ctx context.Context, full bool) time.Duration {
+	a.checkWatch(ctx)
+	head := a.store.Head()
+	a.mu.Lock()
+	running, rejected, lastReload := a.running, a.rejected, a.lastReload
+	a.mu.Unlock()
+	if !full && running != nil && running.Revision == head.Revision {
+		return a.watchDelay()
+	}
+	if !full && rejected == head.Revision {
+		return a.watchDelay()
+	}
+	p, err := a.plan(head, full)
+	if err != nil {
+		a.reject(ctx, head, api.ModeNone, time.Now(), err)
+		return a.watchDelay()
+	}
+	if p.mode == api.ModeReload {
+		if wait := minInterval(head) - time.Since(lastReload); wait > 0 {
+			return wait
+		}
+	}
+	if retry := a.apply(ctx, head, p); retry > 0 {
+		return retry
+	}
+	return a.watchDelay()
+}
+
+// nopMetrics is the Metrics of an applier nobody observes.
+type nopMetrics struct{}
+
+func (nopMetrics) Apply(string, string, time.Duration) {}
+func (nopMetrics) Propagation(time.Duration)           {}
+func (nopMetrics) Applied(int64, time.Time)            {}
+func (nopMetrics) AutoRollback()                       {}
+
+func minInterval(s *api.State) time.Duration {
+	d, _ := ParseDuration(s.Settings.MinReloadInterval)
+	return d
+}

@@ -1,0 +1,128 @@
+package openresty
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// plan is what one apply does to bring the instance from what it runs to the head.
+type plan struct {
+	mode    string
+	push    Push
+	conf    []byte // the candidate nginx.conf, stamped with the head's generation
+	confKey []byte // the same without generation, to compare with what runs
+	certs   []api.Certificate
+}
+
+// plan compares the head with what runs. The rendered nginx.conf decides between reload
+// and not: rendering is deterministic, so equal bytes mean nginx sees nothing new, and a
+// change to anything else (settings the applier alone reads, say) needs no reload.
+func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
+	a.mu.Lock()
+	running, runningCnf := a.running, a.runningCnf
+	a.mu.Unlock()
+	cfg := head.Config(true)
+	key, err := a.proxy.Render(cfg, "")
+	if err != nil {
+		return nil, fmt.Errorf("render revision %d: %w", head.Revision, err)
+	}
+	p := &plan{mode: api.ModeNone, confKey: key, certs: cfg.Certificates}
+	if full || running == nil {
+		running = nil
+		p.push.Full = true
+	}
+	p.push = dynamicChanges(running, head, p.push.Full)
+	for _, c := range p.push.Certificates {
+		if !c.KeyMatches {
+			return nil, fmt.Errorf("certificate %q: the private key does not belong to the certificate", c.Name)
+		}
+	}
+	switch {
+	case running == nil || !bytes.Equal(key, runningCnf):
+		p.mode = api.ModeReload
+		if p.conf, err = a.proxy.Render(cfg, generation(head)); err != nil {
+			return nil, fmt.Errorf("render revision %d: %w", head.Revision, err)
+		}
+	case p.push.Full:
+		p.mode = api.ModeFull
+	case !p.push.Empty():
+		p.mode = api.ModeDynamic
+	}
+	return p, nil
+}
+
+// dynamicChanges lists the backends and certificates that differ between what runs and
+// the head. An object's version is the revision that wrote it, so equal versions mean
+// equal objects and nothing needs comparing byte by byte.
+func dynamicChanges(running, head *api.State, full bool) Push {
+	p := Push{Full: full}
+	for _, name := range sortedNames(head.Backends) {
+		b := head.Backends[name]
+		if full || running.Backends[name] == nil || running.Backends[name].Version != b.Version {
+			p.Backends = append(p.Backends, *b)
+		}
+	}
+	for _, name := range sortedNames(head.Certificates) {
+		c := head.Certificates[name]
+		if full || running.Certificates[name] == nil || running.Certificates[name].Version != c.Version {
+			p.Certificates = append(p.Certificates, *c)
+		}
+	}
+	if full {
+		return p
+	}
+	for _, name := range sortedNames(running.Backends) {
+		if head.Backends[name] == nil {
+			p.DeletedBackends = append(p.DeletedBackends, name)
+		}
+	}
+	for _, name := range sortedNames(running.Certificates) {
+		if head.Certificates[name] == nil {
+			p.DeletedCerts = append(p.DeletedCerts, name)
+		}
+	}
+	return p
+}
+
+// DryRun says what applying candidate would do: the mode, and for a reload whether the
+// rendered config passes nginx -t ("ok" or nginx's error text).
+func (a *Applier) DryRun(ctx context.Context, candidate *api.State) (mode, validation string, err error) {
+	p, err := a.plan(candidate, false)
+	if err != nil {
+		return api.ModeNone, err.Error(), nil
+	}
+	if p.mode != api.ModeReload {
+		return p.mode, "ok", nil
+	}
+	if err := a.proxy.Test(ctx, p.conf, p.certs); err != nil {
+		return p.mode, err.Error(), nil
+	}
+	return p.mode, "ok", nil
+}
+
+func generation(s *api.State) string { return strconv.FormatInt(s.Revision, 10) }
+
+func sortedNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ParseDuration reads a duration in nginx notation ("500ms", "30s", "5m", "1h"), the form
+// api validates.
+func ParseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("duration %q: %w", s, err)
+	}
+	return d, nil
+}
