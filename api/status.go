@@ -1,31 +1,20 @@
 package api
 
-// OpenResty instance states, as the applier reports them.
-const (
-	InstanceRunning  = "running"
-	InstanceStarting = "starting"
-	InstanceStopped  = "stopped"
-	InstanceOff      = "off"
-	InstanceAttached = "attached"
-)
-
-// InstanceStatus is what the applier knows about the OpenResty instance it drives.
-type InstanceStatus struct {
-	Name  string `json:"name,omitempty" example:"default"`
-	State string `json:"state" enums:"running,starting,stopped,off,attached" example:"running"`
-	PID   int    `json:"pid,omitempty" example:"4242"`
-	// Applied is the revision the instance serves (0: none yet).
-	Applied int64 `json:"applied" example:"41"`
-	// Message explains a stopped or failing instance.
-	Message string `json:"message,omitempty"`
-}
-
-// Status answers "is what runs what I asked for": the head of the history, the revision
-// the instance serves, and the last apply attempt.
+// Status is what restyplane knows about an OpenResty instance and how far it is behind the
+// history: the answer to GET /api/v1/status.
 type Status struct {
-	Head      int64          `json:"head" example:"42"`
-	Applied   int64          `json:"applied" example:"41"`
-	InSync    bool           `json:"inSync"`
-	LastApply *ApplyRecord   `json:"lastApply,omitempty"`
-	Instance  InstanceStatus `json:"instance"`
+	Instance string `json:"instance" example:"default"`
+	// State is the OpenResty process state: running, starting, restarting, stopped,
+	// attached, or off when restyplane runs without OpenResty.
+	State   string `json:"state" example:"running"`
+	Head    int64  `json:"head"`
+	Applied int64  `json:"applied"`
+	InSync  bool   `json:"inSync"`
+	// LastGood is the newest revision that applied and stayed healthy through its watch.
+	LastGood int64 `json:"lastGood"`
+	// Watching is the revision under health watch after its apply, 0 when none.
+	Watching int64 `json:"watching,omitempty"`
+	// Rejected is the head revision nginx refused, while it is still the head.
+	Rejected  int64        `json:"rejected,omitempty"`
+	LastApply *ApplyRecord `json:"lastApply,omitempty"`
 }
