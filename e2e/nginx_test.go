@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/hex"
+	"encoding/pem"
+	"math/big"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// nginxPids returns the pid of the nginx master that runs under the instance's data dir
+// and the pids of its workers, read from /proc: a reload replaces the workers, a dynamic
+// update does not.
+func (in *instance) nginxPids() (master int, workers []int) {
+	in.t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	parent := map[int]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) > 2 {
+			parent[pid], _ = strconv.Atoi(f[1])
+		}
+		if strings.HasPrefix(string(cmd), "nginx: master process") && strings.Contains(string(cmd), in.dataDir) {
+			master = pid
+		}
+	}
+	for pid, ppid := range parent {
+		cmd, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if ppid == master && master != 0 && strings.HasPrefix(string(cmd), "nginx: worker process") {
+			workers = append(workers, pid)
+		}
+	}
+	sort.Ints(workers)
+	return master, workers
+}
+
+// selfSigned returns a certificate for host and its key, as PEM.
+func selfSigned(t testing.TB, host string, serial int64) (certPEM, keyPEM string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: host},
+		DNSNames: []string{host}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kd, _ := x509.MarshalPKCS8PrivateKey(key)
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
+		string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd}))
+}
+
+// servedCert returns the SHA-256 fingerprint of the certificate the proxy presents for sni.
+func (in *instance) servedCert(sni string) string {
+	in.t.Helper()
+	conn, err := tls.Dial("tcp", in.tls, &tls.Config{ServerName: sni, InsecureSkipVerify: true})
+	if err != nil {
+		in.t.Fatalf("TLS handshake for %s: %v", sni, err)
+	}
+	defer conn.Close()
+	sum := sha256.Sum256(conn.ConnectionState().PeerCertificates[0].Raw)
+	return hex.EncodeToString(sum[:])
+}
+
+func fingerprint(t testing.TB, certPEM string) string {
+	t.Helper()
+	b, _ := pem.Decode([]byte(certPEM))
+	sum := sha256.Sum256(b.Bytes)
+	return hex.EncodeToString(sum[:])
+}
