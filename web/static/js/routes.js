@@ -1,0 +1,36 @@
+// routes.js maps hash paths to views. role is the least role that may open the view; nav
+// names the menu entry to mark as current.
+import { renderOverview } from './views/overview.js';
+import { renderBackendList, renderBackendDetail } from './views/backends.js';
+import { renderBackendForm } from './views/backend-form.js';
+import { renderServerList, renderServerDetail } from './views/servers.js';
+import { renderServerForm } from './views/server-form.js';
+import { renderCertificateList, renderCertificateDetail } from './views/certificates.js';
+import { renderCertificateForm } from './views/certificate-form.js';
+import { renderHistory, renderRevision } from './views/history.js';
+import { renderDiff } from './views/diff.js';
+import { renderAudit } from './views/audit.js';
+import { renderTokens } from './views/tokens.js';
+
+export const routes = [
+  { path: '/', view: renderOverview, nav: 'overview' },
+  { path: '/overview', view: renderOverview, nav: 'overview' },
+  { path: '/signin', view: renderOverview, nav: 'overview' },
+  { path: '/backends', view: renderBackendList, nav: 'backends' },
+  { path: '/backends/new', view: renderBackendForm, nav: 'backends', role: 'editor' },
+  { path: '/backends/:name', view: renderBackendDetail, nav: 'backends' },
+  { path: '/backends/:name/edit', view: renderBackendForm, nav: 'backends', role: 'editor' },
+  { path: '/servers', view: renderServerList, nav: 'servers' },
+  { path: '/servers/new', view: renderServerForm, nav: 'servers', role: 'editor' },
+  { path: '/servers/:name', view: renderServerDetail, nav: 'servers' },
+  { path: '/servers/:name/edit', view: renderServerForm, nav: 'servers', role: 'editor' },
+  { path: '/certificates', view: renderCertificateList, nav: 'certificates' },
+  { path: '/certificates/new', view: renderCertificateForm, nav: 'certificates', role: 'editor' },
+  { path: '/certificates/:name', view: renderCertificateDetail, nav: 'certificates' },
+  { path: '/certificates/:name/edit', view: renderCertificateForm, nav: 'certificates', role: 'editor' },
+  { path: '/history', view: renderHistory, nav: 'history' },
+  { path: '/history/:id', view: renderRevision, nav: 'history' },
+  { path: '/diff', view: renderDiff, nav: 'history' },
+  { path: '/audit', view: renderAudit, nav: 'audit', role: 'editor' },
+  { path: '/tokens', view: renderTokens, nav: 'tokens', role: 'admin' },
+];

@@ -1,0 +1,139 @@
+// overview.js shows what runs: head and applied revision, whether OpenResty is in sync,
+// the last applies, the instance state and object counts. It polls /status every two
+// seconds while the tab is visible and fetches the rest only when something moved.
+import { h, setText, replace, route } from '../dom.js';
+import { badge, agoEl, ms, humanize, plural } from '../format.js';
+import { pageHeader, panel, table, emptyState } from './common.js';
+import { poll } from '../poll.js';
+
+const INTERVAL = 2000;
+
+function stat(label, testid, value, extra) {
+  const v = h('p', { class: 'stat-value', testid }, value);
+  return { el: h('div', { class: 'stat' }, h('h2', { class: 'stat-label' }, label), v, extra || null), value: v };
+}
+
+/** renderOverview draws the overview and keeps it live until the user navigates away. */
+export async function renderOverview(ctx) {
+  ctx.setTitle('Overview');
+  const { api, signal } = ctx;
+
+  const head = stat('Head revision', 'ov-head', '—');
+  const applied = stat('Applied revision', 'ov-applied', '—');
+  const sync = h('span', { testid: 'ov-sync' }, badge('unknown'));
+  const syncNote = h('p', { class: 'stat-note', testid: 'ov-sync-note' });
+  const syncStat = { el: h('div', { class: 'stat' }, h('h2', { class: 'stat-label' }, 'Sync'), h('p', { class: 'stat-value', 'aria-live': 'polite' }, sync), syncNote) };
+  const inst = h('span', { testid: 'ov-instance' }, badge('unknown'));
+  const instNote = h('p', { class: 'stat-note', testid: 'ov-instance-note' });
+  const instStat = { el: h('div', { class: 'stat' }, h('h2', { class: 'stat-label' }, 'OpenResty'), h('p', { class: 'stat-value' }, inst), instNote) };
+
+  const countLink = (kind, label) => {
+    const n = h('span', { class: 'count-value', testid: `ov-count-${kind}` }, '—');
+    return { n, el: h('a', { class: 'count', href: route([kind]) }, n, h('span', { class: 'count-label' }, label)) };
+  };
+  const counts = { backends: countLink('backends', 'backends'), servers: countLink('servers', 'servers'), certificates: countLink('certificates', 'certificates') };
+
+  const lastApply = h('div', { testid: 'ov-last-apply' }, h('p', { class: 'muted' }, 'No apply yet.'));
+  const applies = h('div', { testid: 'ov-applies' });
+  const revisions = h('div', { testid: 'ov-revisions' });
+  const live = h('span', { class: 'live', testid: 'ov-live' }, h('span', { class: 'live-dot', 'aria-hidden': 'true' }), h('span', { class: 'live-text' }, 'Live'));
+  const updated = h('span', { class: 'muted small', testid: 'ov-updated' });
+
+  const view = h('div', { class: 'overview', testid: 'overview' },
+    pageHeader('Overview', { actions: [h('div', { class: 'live-wrap' }, live, updated)] }),
+    h('div', { class: 'stats' }, head.el, applied.el, syncStat.el, instStat.el),
+    h('div', { class: 'grid-2' },
+      panel('Last apply', lastApply, { testid: 'ov-last-apply-panel' }),
+      panel('Objects', h('div', { class: 'counts' }, counts.backends.el, counts.servers.el, counts.certificates.el), { testid: 'ov-objects' })),
+    panel('Recent applies', applies, { actions: [h('a', { href: '#/history' }, 'History')] }),
+    panel('Recent revisions', revisions, { actions: [h('a', { href: '#/history' }, 'All revisions')] }));
+
+  let seenHead = -1;
+  let seenApply = null;
+  let seenApplied = -1;
+
+  async function refresh() {
+    const st = await api.get('/status', undefined, signal);
+    const lastId = st.lastApply ? st.lastApply.id : 0;
+    setText(head.value, `#${st.head}`);
+    setText(applied.value, st.applied ? `#${st.applied}` : 'none');
+    view.dataset.head = String(st.head);
+    view.dataset.applied = String(st.applied);
+    const inSync = Boolean(st.inSync);
+    const syncKey = inSync ? 'in_sync' : 'out_of_sync';
+    if (sync.dataset.state !== syncKey) {
+      sync.dataset.state = syncKey;
+      replace(sync, badge(inSync ? 'in sync' : 'out of sync', inSync ? 'ok' : 'warn'));
+    }
+    setText(syncNote, inSync ? 'OpenResty runs the head revision.' : st.applied ? `OpenResty runs #${st.applied}; head is #${st.head}.` : 'Nothing applied yet.');
+    const instance = st.instance || {};
+    const state = instance.state || 'off';
+    if (inst.dataset.state !== state) {
+      inst.dataset.state = state;
+      replace(inst, badge(state, { running: 'ok', attached: 'ok', starting: 'warn', stopped: 'bad', off: 'muted' }[state]));
+    }
+    setText(instNote, instance.pid ? `pid ${instance.pid}` : state === 'off' ? 'No OpenResty is managed by this restyplane.' : '');
+
+    if (st.head !== seenHead) {
+      const [cfg, revs] = await Promise.all([
+        api.get('/config', undefined, signal),
+        api.get('/revisions', { limit: 5 }, signal),
+      ]);
+      setText(counts.backends.n, String((cfg.backends || []).length));
+      setText(counts.servers.n, String((cfg.servers || []).length));
+      setText(counts.certificates.n, String((cfg.certificates || []).length));
+      replace(revisions, revisionList(revs.items || []));
+      seenHead = st.head;
+    }
+    if (lastId !== seenApply || st.applied !== seenApplied) {
+      const ap = await api.get('/applies', { limit: 8 }, signal);
+      replace(applies, appliesTable(ap.items || []));
+      replace(lastApply, lastApplyView(st.lastApply));
+      seenApply = lastId;
+      seenApplied = st.applied;
+    }
+    live.classList.remove('live-error');
+    setText(live.querySelector('.live-text'), 'Live');
+    setText(updated, `updated ${new Date().toLocaleTimeString()}`);
+  }
+
+  await refresh();
+  poll(signal, INTERVAL, refresh, () => {
+    live.classList.add('live-error');
+    setText(live.querySelector('.live-text'), 'Reconnecting…');
+  });
+  return view;
+}
+
+function lastApplyView(a) {
+  if (!a) return h('p', { class: 'muted' }, 'No apply yet. Applies appear here once OpenResty is managed.');
+  return h('div', { class: 'last-apply' },
+    h('p', { class: 'last-apply-line' },
+      badge(a.outcome, undefined, { testid: 'ov-last-apply-outcome' }), ' ',
+      h('a', { href: route(['history', a.revision]) }, `revision #${a.revision}`), ' by ', badge(a.mode, undefined, { testid: 'ov-last-apply-mode' }), ' ',
+      h('span', { class: 'muted' }, ms(a.durationMs)), ' · ', agoEl(a.started)),
+    a.error ? h('pre', { class: 'error-text', testid: 'ov-last-apply-error' }, a.error) : null);
+}
+
+function appliesTable(items) {
+  return table([
+    { label: 'Revision', cell: (a) => h('a', { href: route(['history', a.revision]) }, `#${a.revision}`) },
+    { label: 'Mode', cell: (a) => badge(a.mode) },
+    { label: 'Outcome', cell: (a) => badge(a.outcome) },
+    { label: 'Duration', cell: (a) => ms(a.durationMs) },
+    { label: 'Started', cell: (a) => agoEl(a.started) },
+    { label: 'Error', cell: (a) => (a.error ? h('span', { class: 'error-text-inline' }, a.error) : h('span', { class: 'muted' }, '—')), class: 'col-wide' },
+  ], items, {
+    caption: 'Recent applies',
+    rowProps: (a) => ({ dataset: { revision: a.revision, outcome: a.outcome }, testid: 'apply-row' }),
+    empty: emptyState('No applies yet.', null, 'ov-applies-empty'),
+  });
+}
+
+function revisionList(items) {
+  if (!items.length) return emptyState('No revisions yet. Create a backend to start the history.', h('a', { href: '#/backends/new' }, 'Create a backend'));
+  return h('ol', { class: 'mini-timeline' }, items.map((r) => h('li', { dataset: { revision: r.id } },
+    h('a', { href: route(['history', r.id]), class: 'rev-id' }, `#${r.id}`), ' ',
+    h('span', { class: 'rev-message' }, r.message || h('span', { class: 'muted' }, '(no message)')), ' ',
+    h('span', { class: 'muted small' }, `${r.actor} · ${humanize(r.source)} · ${plural(r.changeCount || 0, 'change')} · `, agoEl(r.time)))));
+}
