@@ -1,0 +1,43 @@
+# restyplane's entry points. `make run` and `make test` are all a fresh machine needs:
+# both call hack/install.sh, which installs what is missing and returns fast otherwise.
+
+GO      ?= go
+SWAG    ?= bin/swag
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+# swag reads the general API info from server/doc.go and the handlers' annotations; the
+# api package holds the types they name.
+SWAG_INIT = $(SWAG) init --quiet -g doc.go -d ./server,./api --packageName openapi \
+	--parseDependency=false --outputTypes go,json,yaml
+
+.PHONY: install run test bench openapi openapi-check build
+
+install:
+	bash hack/install.sh
+
+run: install
+	$(GO) run -ldflags '$(LDFLAGS)' ./cmd/restyplane serve
+
+# Fuzz tests run only their seed corpus here; run one with -fuzz to explore.
+test: install
+	$(GO) vet ./...
+	$(GO) test ./... -count=1 -timeout 30m
+
+# Each benchmark writes its own section of BENCHMARKS.md (between its markers).
+bench: install
+	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md \
+		$(GO) test ./server -run '^$$' -bench '^BenchmarkHistory$$' -benchtime 1x -count 1 -timeout 60m
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/restyplane ./cmd/restyplane
+
+openapi: install
+	$(SWAG_INIT) -o openapi
+
+# openapi-check fails when the committed spec differs from what the annotations generate.
+openapi-check: install
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(SWAG_INIT) -o "$$tmp" && \
+	if diff -ru openapi "$$tmp" >/dev/null; then echo "openapi: up to date"; \
+	else diff -ru openapi "$$tmp" | head -50; echo "openapi/ is stale: run make openapi and commit it" >&2; exit 1; fi

@@ -1,0 +1,53 @@
+// Command restyplane is the control plane for OpenResty: `restyplane serve` runs the REST
+// API, the web UI and the applier; `restyplane version` prints the build.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `restyplane is a control plane for OpenResty.
+
+Usage:
+  restyplane serve [flags]   run the API, the web UI and the applier (serve -h for flags)
+  restyplane version         print the version
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "restyplane:", err)
+		os.Exit(1)
+	}
+}
+
+// run dispatches a subcommand. It takes its context, arguments and outputs as parameters
+// so that a test can run the command in-process.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("a subcommand is required")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "restyplane", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown subcommand %q", args[0])
+}

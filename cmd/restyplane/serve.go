@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/restyplane/restyplane/server"
+	"github.com/restyplane/restyplane/store"
+	"github.com/restyplane/restyplane/web"
+)
+
+// The store is the server's history; the guard keeps the consumer's interface honest.
+var _ server.Store = (*store.Store)(nil)
+
+// shutdownGrace is how long in-flight requests get to finish after SIGTERM.
+const shutdownGrace = 15 * time.Second
+
+// serveConfig is everything `restyplane serve` is told. Each flag has an environment
+// variable of the same name, upper-cased and prefixed with RESTYPLANE_, that sets its
+// default; a flag on the command line wins.
+type serveConfig struct {
+	listen    string
+	dataDir   string
+	logLevel  string
+	logFormat string
+
+	// OpenResty (--proxy-listen, --openresty=managed|attach|off, --nginx-binary, ...) and
+	// Kubernetes (--kubeconfig, --ingress-class, ...) flags join here, each registered in
+	// flags and wired in serve.
+}
+
+func (c *serveConfig) flags(fs *flag.FlagSet) {
+	fs.StringVar(&c.listen, "listen", env("RESTYPLANE_LISTEN", "127.0.0.1:9180"),
+		"address of the API, the web UI, /metrics and the swagger UI (env RESTYPLANE_LISTEN)")
+	fs.StringVar(&c.dataDir, "data-dir", env("RESTYPLANE_DATA_DIR", "./data"),
+		"directory of the SQLite history (env RESTYPLANE_DATA_DIR)")
+	fs.StringVar(&c.logLevel, "log-level", env("RESTYPLANE_LOG_LEVEL", "info"),
+		"debug, info, warn or error (env RESTYPLANE_LOG_LEVEL)")
+	fs.StringVar(&c.logFormat, "log-format", env("RESTYPLANE_LOG_FORMAT", "text"),
+		"text or json (env RESTYPLANE_LOG_FORMAT)")
+}
+
+// env returns the environment variable name, or def when it is unset or empty.
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// serve runs until ctx ends (SIGTERM or SIGINT), then shuts down gracefully: it stops
+// accepting, lets in-flight requests finish, ends event streams, and closes the store.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg serveConfig
+	fs := flag.NewFlagSet("restyplane serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg.flags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve takes no arguments, got %q", fs.Args())
+	}
+	log, err := newLogger(stderr, cfg.logLevel, cfg.logFormat)
+	if err != nil {
+		return err
+	}
+
+	st, err := store.Open(ctx, filepath.Join(cfg.dataDir, "restyplane.db"))
+	if err != nil {
+		return fmt.Errorf("open the history: %w", err)
+	}
+	defer st.Close()
+	if err := bootstrapAdmin(ctx, st, os.Getenv("RESTYPLANE_ADMIN_TOKEN"), stdout, log); err != nil {
+		return err
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv, err := server.New(st, server.Options{
+		Logger:   log,
+		Registry: reg,
+		UI:       web.Files(),
+		UIPolicy: web.ContentSecurityPolicy,
+	})
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.listen, err)
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		// A whole config of thousands of objects may take a while to upload; there is no
+		// write timeout because the event stream is long-lived.
+		ReadTimeout:    2 * time.Minute,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	hs.RegisterOnShutdown(srv.Close)
+	log.Info("restyplane serving", "version", version, "listen", ln.Addr().String(),
+		"ui", "http://"+ln.Addr().String()+"/", "dataDir", cfg.dataDir)
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve http: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shut down http: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve http: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}

@@ -1,0 +1,168 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Options configure a Server beyond its store.
+type Options struct {
+	// Applier answers /status and dry-run validation; nil when OpenResty is off.
+	Applier Applier
+	// Logger receives internal errors (with request ids) and audit failures.
+	Logger *slog.Logger
+	// Registry receives the server's metrics and is what /metrics serves. Nil means a
+	// fresh registry holding only the server's metrics.
+	Registry *prometheus.Registry
+	// UI is the web UI's static files, served at /; nil serves no UI and sends / to the
+	// swagger UI.
+	UI fs.FS
+	// UIPolicy is the Content-Security-Policy sent with the UI's files; empty means a
+	// strict default (no inline script, nothing from other origins).
+	UIPolicy string
+}
+
+// Server is restyplane's HTTP handler: the REST API, the operational endpoints and the UIs.
+type Server struct {
+	store   Store
+	applier Applier
+	log     *slog.Logger
+	metrics *metrics
+	router  chi.Router
+
+	// closing is closed by Close to end server-sent event streams, which would otherwise
+	// hold a graceful shutdown until its deadline.
+	closing   chan struct{}
+	closeOnce sync.Once
+}
+
+// New builds a Server on st and registers its metrics.
+func New(st Store, opts Options) (*Server, error) {
+	if st == nil {
+		return nil, errors.New("server needs a store")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Registry == nil {
+		opts.Registry = prometheus.NewRegistry()
+	}
+	m, err := newMetrics(opts.Registry, st)
+	if err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
+	s := &Server{store: st, applier: opts.Applier, log: opts.Logger, metrics: m, closing: make(chan struct{})}
+	s.router = s.routes(opts)
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+// Close ends the long-lived event streams so that http.Server.Shutdown need not wait for
+// them. Register it with http.Server.RegisterOnShutdown.
+func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closing) }) }
+
+func (s *Server) routes(opts Options) chi.Router {
+	r := chi.NewRouter()
+	r.Use(withRequestID, s.metrics.instrument, s.recoverer)
+	r.NotFound(s.handle(notFound))
+	r.MethodNotAllowed(s.handle(methodNotAllowed))
+
+	r.Get("/healthz", s.handle(s.healthz))
+	r.Get("/readyz", s.handle(s.readyz))
+	r.Get("/metrics", s.metricsHandler(opts.Registry))
+	s.mountSwagger(r)
+	s.mountUI(r, opts.UI, opts.UIPolicy)
+
+	r.Route("/api/v1", func(r chi.Router) {
+		r.Use(noStore, s.authenticate)
+		r.NotFound(s.handle(notFound))
+		r.MethodNotAllowed(s.handle(methodNotAllowed))
+
+		r.Group(func(r chi.Router) {
+			r.Use(s.require(api.RoleViewer))
+			r.Get("/whoami", s.handle(s.whoami))
+			r.Get("/backends", s.handle(s.listBackends))
+			r.Get("/backends/{name}", s.handle(s.getBackend))
+			r.Get("/servers", s.handle(s.listServers))
+			r.Get("/servers/{name}", s.handle(s.getServer))
+			r.Get("/certificates", s.handle(s.listCertificates))
+			r.Get("/certificates/{name}", s.handle(s.getCertificate))
+			r.Get("/settings", s.handle(s.getSettings))
+			r.Get("/config", s.handle(s.getConfig))
+			r.Get("/revisions", s.handle(s.listRevisions))
+			r.Get("/revisions/{id}", s.handle(s.getRevision))
+			r.Get("/revisions/{id}/diff", s.handle(s.diffRevision))
+			r.Get("/status", s.handle(s.status))
+			r.Get("/applies", s.handle(s.listApplies))
+			r.Get("/events", s.handle(s.events))
+		})
+		r.Group(func(r chi.Router) {
+			r.Use(s.require(api.RoleEditor))
+			r.Post("/backends", s.handle(s.createBackend))
+			r.Put("/backends/{name}", s.handle(s.putBackend))
+			r.Delete("/backends/{name}", s.handle(s.deleteBackend))
+			r.Put("/backends/{name}/endpoints", s.handle(s.putEndpoints))
+			r.Post("/servers", s.handle(s.createServer))
+			r.Put("/servers/{name}", s.handle(s.putServer))
+			r.Delete("/servers/{name}", s.handle(s.deleteServer))
+			r.Post("/certificates", s.handle(s.createCertificate))
+			r.Put("/certificates/{name}", s.handle(s.putCertificate))
+			r.Delete("/certificates/{name}", s.handle(s.deleteCertificate))
+			r.Put("/config", s.handle(s.putConfig))
+			r.Post("/revisions/{id}/rollback", s.handle(s.rollback))
+			r.Get("/audit", s.handle(s.listAudit))
+		})
+		r.Group(func(r chi.Router) {
+			r.Use(s.require(api.RoleAdmin))
+			r.Put("/settings", s.handle(s.putSettings))
+			r.Get("/tokens", s.handle(s.listTokens))
+			r.Post("/tokens", s.handle(s.createToken))
+			r.Delete("/tokens/{id}", s.handle(s.deleteToken))
+		})
+	})
+	return r
+}
+
+// recoverer turns a panic in a handler into a logged internal error instead of a dropped
+// connection. http.ErrAbortHandler is the one panic meant to abort, and is passed on.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.writeError(w, r, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// noStore keeps API answers, which hold configuration and once a token secret, out of
+// every cache.
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) error {
+	return api.Errorf(api.ENotFound, "no such route")
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	return api.Errorf(codeMethodNotAllowed, "method %s is not allowed on this route", methodLabel(r.Method))
+}

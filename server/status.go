@@ -1,0 +1,76 @@
+package server
+
+import (
+	"math"
+	"net/http"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// stateOff is the instance state /status reports when restyplane runs without OpenResty.
+const stateOff = "off"
+
+// ApplyList is the answer to GET /api/v1/applies, newest first.
+type ApplyList struct {
+	Items []api.ApplyRecord `json:"items"`
+}
+
+// status godoc
+//
+//	@Summary	Is what runs what was asked for
+//	@Description	The head revision, the revision the OpenResty instance serves, and the last apply attempt. Without an applier the instance is "off".
+//	@Tags		status
+//	@Produce	json
+//	@Success	200	{object}	api.Status
+//	@Failure	401	{object}	ErrorResponse
+//	@Security	BearerAuth
+//	@Router		/api/v1/status [get]
+func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
+	if s.applier != nil {
+		writeJSON(w, http.StatusOK, s.applier.Status(r.Context()))
+		return nil
+	}
+	st := api.Status{State: stateOff, Head: s.store.Head().Revision}
+	last, err := s.store.LastApply(r.Context(), "")
+	switch api.ErrorCode(err) {
+	case "":
+		st.LastApply = last
+	case api.ENotFound:
+	default:
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+// listApplies godoc
+//
+//	@Summary	List apply attempts, newest first
+//	@Tags		status
+//	@Produce	json
+//	@Param		before	query		int	false	"only records with a smaller id"
+//	@Param		limit	query		int	false	"at most this many (1-1000, default 50)"
+//	@Success	200		{object}	ApplyList
+//	@Failure	400		{object}	ErrorResponse
+//	@Failure	401		{object}	ErrorResponse
+//	@Security	BearerAuth
+//	@Router		/api/v1/applies [get]
+func (s *Server) listApplies(w http.ResponseWriter, r *http.Request) error {
+	before, err := queryInt(r, "before", 0, 0, math.MaxInt64)
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(r, "limit", 50, 1, 1000)
+	if err != nil {
+		return err
+	}
+	items, err := s.store.Applies(r.Context(), before, int(limit))
+	if err != nil {
+		return err
+	}
+	if items == nil {
+		items = []api.ApplyRecord{}
+	}
+	writeJSON(w, http.StatusOK, ApplyList{Items: items})
+	return nil
+}

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"context"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Store is what the server needs from the history: the head, writes, reads of the past,
+// audit, tokens and apply records. *store.Store implements it; the guard lives in
+// cmd/restyplane, the one package that imports both.
+type Store interface {
+	Head() *api.State
+	HeadChanged() <-chan struct{}
+
+	Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error)
+	ReplaceConfig(ctx context.Context, meta api.Meta, cfg api.Config) (*api.WriteResult, error)
+	Rollback(ctx context.Context, meta api.Meta, to int64) (*api.WriteResult, error)
+
+	State(ctx context.Context, rev int64, withKeys bool) (*api.State, error)
+	Diff(ctx context.Context, from, to int64) (api.Diff, error)
+	Revisions(ctx context.Context, before int64, limit int) ([]api.Revision, error)
+	Revision(ctx context.Context, id int64) (*api.Revision, error)
+	RevisionCount(ctx context.Context) (int64, error)
+
+	AddAudit(ctx context.Context, ev api.AuditEvent) error
+	AuditEvents(ctx context.Context, f api.AuditFilter) ([]api.AuditEvent, error)
+
+	CreateToken(ctx context.Context, name, role, secret string) (*api.Token, error)
+	Authenticate(ctx context.Context, secret string) (*api.Token, error)
+	Tokens(ctx context.Context) ([]api.Token, error)
+	DeleteToken(ctx context.Context, id int64) error
+
+	Applies(ctx context.Context, before int64, limit int) ([]api.ApplyRecord, error)
+	LastApply(ctx context.Context, outcome string) (*api.ApplyRecord, error)
+}
+
+// Applier is what the server asks of the OpenResty applier when one runs; it is nil when
+// OpenResty is off, and then /status reports the instance as off and dry runs carry no
+// apply mode or validation.
+type Applier interface {
+	// Status reports the instance's state, the revision it serves and the last apply.
+	Status(ctx context.Context) api.Status
+	// DryRun says how the applier would bring the instance to candidate (none, dynamic or
+	// reload) and whether the rendered configuration passes nginx -t ("ok" or nginx's
+	// error text). It changes nothing.
+	DryRun(ctx context.Context, candidate *api.State) (mode, validation string, err error)
+}
