@@ -1,0 +1,192 @@
+package reconciler
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// The annotation prefixes the reconciler reads. ingress-nginx's lets teams move their
+// Ingresses over unchanged; restyplane's own wins where both set the same annotation.
+const (
+	nginxPrefix = "nginx.ingress.kubernetes.io/"
+	ownPrefix   = "restyplane.io/"
+)
+
+// defaultAffinityCookie is ingress-nginx's default session cookie name.
+const defaultAffinityCookie = "INGRESSCOOKIE"
+
+// errSnippet marks an Ingress refused for its snippet annotations.
+var errSnippet = errors.New("snippet")
+
+// knownAnnotations are the annotation names, without prefix, that the reconciler reads.
+var knownAnnotations = map[string]bool{
+	"load-balance": true, "upstream-hash-by": true, "affinity": true, "session-cookie-name": true,
+	"canary": true, "canary-weight": true, "canary-by-header": true, "canary-by-header-value": true,
+	"canary-by-cookie": true, "rewrite-target": true, "proxy-connect-timeout": true,
+	"proxy-read-timeout": true, "proxy-send-timeout": true, "ssl-redirect": true,
+}
+
+// annotations is what an Ingress's annotations ask for.
+type annotations struct {
+	loadBalance string
+	hashBy      string
+	affinity    *api.Affinity
+	canary      *api.Canary // Backend is filled in when the canary is matched to its main
+	rewrite     string
+	timeouts    *api.Timeouts
+	// sslRedirect is whether plain HTTP is redirected to HTTPS on the Ingress's TLS hosts.
+	sslRedirect bool
+}
+
+// parseAnnotations reads the annotations under both prefixes. It refuses snippets (raw nginx
+// configuration was how most ingress-nginx CVEs got in), unknown restyplane.io annotations
+// (a typo there would otherwise be silently ignored), and values outside api's grammars.
+// Unknown ingress-nginx annotations are ignored: many have no meaning here.
+func parseAnnotations(in map[string]string) (annotations, error) {
+	a := annotations{sslRedirect: true}
+	vals := map[string]string{}
+	var snippets, unknown []string
+	for _, prefix := range []string{nginxPrefix, ownPrefix} {
+		for k, v := range in {
+			name, ok := strings.CutPrefix(k, prefix)
+			if !ok {
+				continue
+			}
+			switch {
+			case strings.HasSuffix(name, "-snippet"):
+				snippets = append(snippets, k)
+			case knownAnnotations[name]:
+				vals[name] = v
+			case prefix == ownPrefix:
+				unknown = append(unknown, k)
+			}
+		}
+	}
+	if len(snippets) > 0 {
+		sort.Strings(snippets)
+		return a, fmt.Errorf("%w annotations are refused (%s): raw nginx configuration is not accepted; use the typed annotations or settings", errSnippet, strings.Join(snippets, ", "))
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return a, fmt.Errorf("unknown annotations %s", strings.Join(unknown, ", "))
+	}
+	var err error
+	get := func(name string) (string, bool) { v, ok := vals[name]; return strings.TrimSpace(v), ok }
+	if v, ok := get("load-balance"); ok {
+		if v != api.RoundRobin && v != api.EWMA {
+			return a, fmt.Errorf("annotation load-balance: %q is not round_robin or ewma", v)
+		}
+		a.loadBalance = v
+	}
+	if v, ok := get("upstream-hash-by"); ok {
+		if err := api.ValidVariable("upstream-hash-by", v); err != nil {
+			return a, fmt.Errorf("annotation upstream-hash-by: %q must be one nginx variable like $request_uri", v)
+		}
+		// As in ingress-nginx, hashing takes precedence over load-balance.
+		a.loadBalance, a.hashBy = api.CHash, v
+	}
+	if v, ok := get("affinity"); ok {
+		if v != "cookie" {
+			return a, fmt.Errorf("annotation affinity: %q is not supported, only cookie", v)
+		}
+		a.affinity = &api.Affinity{Cookie: defaultAffinityCookie}
+		if c, ok := get("session-cookie-name"); ok {
+			if err := api.ValidCookieName("session-cookie-name", c); err != nil {
+				return a, fmt.Errorf("annotation session-cookie-name: %w", err)
+			}
+			a.affinity.Cookie = c
+		}
+	}
+	if a.canary, err = parseCanary(get); err != nil {
+		return a, err
+	}
+	if v, ok := get("rewrite-target"); ok {
+		if err := api.ValidPath("rewrite-target", v); err != nil {
+			return a, fmt.Errorf("annotation rewrite-target: %q must be a plain path such as / (capture groups are not supported): %w", v, err)
+		}
+		a.rewrite = v
+	}
+	if a.timeouts, err = parseTimeouts(get); err != nil {
+		return a, err
+	}
+	if v, ok := get("ssl-redirect"); ok {
+		if a.sslRedirect, err = strconv.ParseBool(v); err != nil {
+			return a, fmt.Errorf("annotation ssl-redirect: %q is not true or false", v)
+		}
+	}
+	return a, nil
+}
+
+// parseCanary reads the canary annotations; it returns nil when the Ingress is no canary.
+func parseCanary(get func(string) (string, bool)) (*api.Canary, error) {
+	v, ok := get("canary")
+	if !ok {
+		return nil, nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return nil, fmt.Errorf("annotation canary: %q is not true or false", v)
+	}
+	if !on {
+		return nil, nil
+	}
+	c := &api.Canary{}
+	if v, ok := get("canary-weight"); ok {
+		if c.Weight, err = strconv.Atoi(v); err != nil || c.Weight < 0 || c.Weight > 100 {
+			return nil, fmt.Errorf("annotation canary-weight: %q is not a percentage 0-100", v)
+		}
+	}
+	if v, ok := get("canary-by-header"); ok {
+		if err := api.ValidHeaderName("canary-by-header", v); err != nil {
+			return nil, fmt.Errorf("annotation canary-by-header: %w", err)
+		}
+		c.Header = v
+	}
+	if v, ok := get("canary-by-header-value"); ok {
+		if c.Header == "" {
+			return nil, fmt.Errorf("annotation canary-by-header-value needs canary-by-header")
+		}
+		if err := api.ValidHeaderValue("canary-by-header-value", v); err != nil {
+			return nil, fmt.Errorf("annotation canary-by-header-value: %w", err)
+		}
+		c.HeaderValue = v
+	}
+	if v, ok := get("canary-by-cookie"); ok {
+		if err := api.ValidCookieName("canary-by-cookie", v); err != nil {
+			return nil, fmt.Errorf("annotation canary-by-cookie: %w", err)
+		}
+		c.Cookie = v
+	}
+	return c, nil
+}
+
+// parseTimeouts reads the proxy timeouts: whole seconds as ingress-nginx writes them, or a
+// duration in nginx notation.
+func parseTimeouts(get func(string) (string, bool)) (*api.Timeouts, error) {
+	var t api.Timeouts
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"proxy-connect-timeout", &t.Connect}, {"proxy-read-timeout", &t.Read}, {"proxy-send-timeout", &t.Send}} {
+		v, ok := get(f.name)
+		if !ok {
+			continue
+		}
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			v += "s"
+		}
+		if err := api.ValidDuration(f.name, v); err != nil {
+			return nil, fmt.Errorf("annotation %s: %q is not a number of seconds or a duration like 500ms", f.name, v)
+		}
+		*f.dst = v
+	}
+	if t == (api.Timeouts{}) {
+		return nil, nil
+	}
+	return &t, nil
+}

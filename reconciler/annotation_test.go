@@ -1,0 +1,74 @@
+package reconciler
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+func TestParseAnnotations(t *testing.T) {
+	const ng, rp = nginxPrefix, ownPrefix
+	for _, tc := range []struct {
+		name    string
+		in      map[string]string
+		want    annotations
+		wantErr string
+	}{
+		{name: "none", in: nil, want: annotations{sslRedirect: true}},
+		{name: "unrelated annotations are ignored", in: map[string]string{"a/b": "c", ng + "proxy-body-size": "8m"}, want: annotations{sslRedirect: true}},
+		{name: "ewma", in: map[string]string{ng + "load-balance": "ewma"}, want: annotations{loadBalance: api.EWMA, sslRedirect: true}},
+		{name: "hash wins over load-balance", in: map[string]string{ng + "load-balance": "ewma", ng + "upstream-hash-by": "$request_uri"},
+			want: annotations{loadBalance: api.CHash, hashBy: "$request_uri", sslRedirect: true}},
+		{name: "restyplane.io wins over nginx", in: map[string]string{ng + "load-balance": "ewma", rp + "load-balance": "round_robin"},
+			want: annotations{loadBalance: api.RoundRobin, sslRedirect: true}},
+		{name: "affinity with the default cookie", in: map[string]string{ng + "affinity": "cookie"},
+			want: annotations{affinity: &api.Affinity{Cookie: "INGRESSCOOKIE"}, sslRedirect: true}},
+		{name: "affinity with a cookie name", in: map[string]string{rp + "affinity": "cookie", rp + "session-cookie-name": "route"},
+			want: annotations{affinity: &api.Affinity{Cookie: "route"}, sslRedirect: true}},
+		{name: "canary by weight and header", in: map[string]string{ng + "canary": "true", ng + "canary-weight": "20", ng + "canary-by-header": "X-Canary", ng + "canary-by-header-value": "yes", ng + "canary-by-cookie": "c"},
+			want: annotations{canary: &api.Canary{Weight: 20, Header: "X-Canary", HeaderValue: "yes", Cookie: "c"}, sslRedirect: true}},
+		{name: "canary false is no canary", in: map[string]string{ng + "canary": "false", ng + "canary-weight": "20"}, want: annotations{sslRedirect: true}},
+		{name: "rewrite and timeouts", in: map[string]string{ng + "rewrite-target": "/", ng + "proxy-read-timeout": "120", rp + "proxy-connect-timeout": "500ms", ng + "proxy-send-timeout": "30"},
+			want: annotations{rewrite: "/", timeouts: &api.Timeouts{Connect: "500ms", Read: "120s", Send: "30s"}, sslRedirect: true}},
+		{name: "ssl-redirect off", in: map[string]string{ng + "ssl-redirect": "false"}, want: annotations{sslRedirect: false}},
+
+		{name: "configuration snippet", in: map[string]string{ng + "configuration-snippet": "more_set_headers x;"}, wantErr: "snippet annotations are refused (nginx.ingress.kubernetes.io/configuration-snippet)"},
+		{name: "server snippet under restyplane.io", in: map[string]string{rp + "server-snippet": "x"}, wantErr: "snippet annotations are refused (restyplane.io/server-snippet)"},
+		{name: "unknown restyplane annotation", in: map[string]string{rp + "load-balancing": "ewma"}, wantErr: "unknown annotations restyplane.io/load-balancing"},
+		{name: "bad load-balance", in: map[string]string{ng + "load-balance": "least_conn"}, wantErr: "load-balance"},
+		{name: "hash by an expression", in: map[string]string{ng + "upstream-hash-by": "$host$request_uri"}, wantErr: "upstream-hash-by"},
+		{name: "affinity other than cookie", in: map[string]string{ng + "affinity": "ip"}, wantErr: "affinity"},
+		{name: "canary weight over 100", in: map[string]string{ng + "canary": "true", ng + "canary-weight": "150"}, wantErr: "canary-weight"},
+		{name: "header value without header", in: map[string]string{ng + "canary": "true", ng + "canary-by-header-value": "x"}, wantErr: "needs canary-by-header"},
+		{name: "rewrite with a capture group", in: map[string]string{ng + "rewrite-target": "/$2"}, wantErr: "capture groups"},
+		{name: "timeout injection", in: map[string]string{ng + "proxy-read-timeout": "60s; return 200"}, wantErr: "proxy-read-timeout"},
+		{name: "ssl-redirect not a bool", in: map[string]string{ng + "ssl-redirect": "sometimes"}, wantErr: "ssl-redirect"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseAnnotations(tc.in)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("error = %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(annotations{})); diff != "" {
+				t.Fatalf("annotations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSnippetErrorIsMarked(t *testing.T) {
+	_, err := parseAnnotations(map[string]string{nginxPrefix + "auth-snippet": "x"})
+	if got, want := errors.Is(err, errSnippet), true; got != want {
+		t.Fatalf("errors.Is(%v, errSnippet) = %t, want %t", err, got, want)
+	}
+}

@@ -1,0 +1,268 @@
+package reconciler
+
+import (
+	"fmt"
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	networkinglisters "k8s.io/client-go/listers/networking/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Indexes on the informers' caches: the Ingresses that reference a Service or a Secret, and
+// the EndpointSlices of a Service, each by "namespace/name".
+const (
+	byService = "service"
+	bySecret  = "secret"
+)
+
+// cluster is the reconciler's view of the cluster: shared informers over the kinds it
+// translates, whose handlers only enqueue the one sync key.
+type cluster struct {
+	factories []informers.SharedInformerFactory
+	synced    []cache.InformerSynced
+
+	classes   networkinglisters.IngressClassLister
+	ingresses networkinglisters.IngressLister
+	services  corelisters.ServiceLister
+	secrets   corelisters.SecretLister
+	slices    cache.Indexer
+	ingIndex  cache.Indexer
+}
+
+// newCluster sets up the informers; enqueue is called, and must not block, on every change
+// that can alter the translation.
+func newCluster(client kubernetes.Interface, enqueue func()) (*cluster, error) {
+	strip := informers.WithTransform(stripManagedFields)
+	all := informers.NewSharedInformerFactoryWithOptions(client, 0, strip)
+	// Only TLS Secrets are watched: the reconciler has no business with the others.
+	tls := informers.NewSharedInformerFactoryWithOptions(client, 0, strip,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "type=" + string(corev1.SecretTypeTLS) }))
+	c := &cluster{factories: []informers.SharedInformerFactory{all, tls}}
+
+	classInf := all.Networking().V1().IngressClasses()
+	ingInf := all.Networking().V1().Ingresses()
+	svcInf := all.Core().V1().Services()
+	sliceInf := all.Discovery().V1().EndpointSlices()
+	secretInf := tls.Core().V1().Secrets()
+	if err := ingInf.Informer().AddIndexers(cache.Indexers{byService: ingressServices, bySecret: ingressSecrets}); err != nil {
+		return nil, fmt.Errorf("index ingresses: %w", err)
+	}
+	if err := sliceInf.Informer().AddIndexers(cache.Indexers{byService: sliceService}); err != nil {
+		return nil, fmt.Errorf("index endpointslices: %w", err)
+	}
+	c.classes, c.ingresses, c.services, c.secrets = classInf.Lister(), ingInf.Lister(), svcInf.Lister(), secretInf.Lister()
+	c.slices, c.ingIndex = sliceInf.Informer().GetIndexer(), ingInf.Informer().GetIndexer()
+
+	always := func(any) { enqueue() }
+	referenced := func(index string, key func(any) string) func(any) {
+		return func(obj any) {
+			if refs, _ := c.ingIndex.ByIndex(index, key(obj)); len(refs) > 0 {
+				enqueue()
+			}
+		}
+	}
+	handlers := []struct {
+		inf cache.SharedIndexInformer
+		on  func(any)
+		// changed filters updates; nil means every update counts.
+		changed func(old, new any) bool
+	}{
+		{classInf.Informer(), always, nil},
+		{ingInf.Informer(), always, ingressChanged},
+		{svcInf.Informer(), referenced(byService, objectKey), nil},
+		{sliceInf.Informer(), referenced(byService, sliceServiceKey), nil},
+		{secretInf.Informer(), referenced(bySecret, objectKey), nil},
+	}
+	for _, h := range handlers {
+		on, changed := h.on, h.changed
+		_, err := h.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: on,
+			UpdateFunc: func(old, new any) {
+				if changed == nil || changed(old, new) {
+					on(new)
+				}
+			},
+			DeleteFunc: func(obj any) { on(unwrap(obj)) },
+		})
+		if err != nil {
+			return nil, fmt.Errorf("add event handler: %w", err)
+		}
+		c.synced = append(c.synced, h.inf.HasSynced)
+	}
+	return c, nil
+}
+
+// start runs the informers until stop is closed.
+func (c *cluster) start(stop <-chan struct{}) {
+	for _, f := range c.factories {
+		f.Start(stop)
+	}
+}
+
+// shutdown waits for the informers' goroutines after stop was closed.
+func (c *cluster) shutdown() {
+	for _, f := range c.factories {
+		f.Shutdown()
+	}
+}
+
+// snapshot reads, from the caches, the Ingresses of the controller's classes and what they
+// reference.
+func (c *cluster) snapshot(controller string) (*Snapshot, error) {
+	classes, err := c.classes.List(labels.Everything())
+	if err != nil {
+		return nil, fmt.Errorf("list ingressclasses: %w", err)
+	}
+	owned := ownedClasses(classes, controller)
+	ings, err := c.ingresses.List(labels.Everything())
+	if err != nil {
+		return nil, fmt.Errorf("list ingresses: %w", err)
+	}
+	snap := NewSnapshot()
+	for _, ing := range ings {
+		if !owned.owns(ing) {
+			continue
+		}
+		snap.Ingresses = append(snap.Ingresses, ing)
+		for _, key := range ingressServiceKeys(ing) {
+			if err := c.addService(snap, key); err != nil {
+				return nil, err
+			}
+		}
+		for _, t := range ing.Spec.TLS {
+			if t.SecretName == "" {
+				continue
+			}
+			s, err := c.secrets.Secrets(ing.Namespace).Get(t.SecretName)
+			if err != nil && !apierrors.IsNotFound(err) {
+				return nil, fmt.Errorf("get secret %s/%s: %w", ing.Namespace, t.SecretName, err)
+			}
+			if s != nil {
+				snap.Secrets[ing.Namespace+"/"+t.SecretName] = s
+			}
+		}
+	}
+	return snap, nil
+}
+
+func (c *cluster) addService(snap *Snapshot, key string) error {
+	if _, done := snap.Slices[key]; done {
+		return nil
+	}
+	ns, name, _ := cache.SplitMetaNamespaceKey(key)
+	svc, err := c.services.Services(ns).Get(name)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("get service %s: %w", key, err)
+	}
+	if svc != nil {
+		snap.Services[key] = svc
+	}
+	objs, err := c.slices.ByIndex(byService, key)
+	if err != nil {
+		return fmt.Errorf("endpointslices of %s: %w", key, err)
+	}
+	slices := make([]*discoveryv1.EndpointSlice, 0, len(objs))
+	for _, o := range objs {
+		slices = append(slices, o.(*discoveryv1.EndpointSlice))
+	}
+	snap.Slices[key] = slices
+	return nil
+}
+
+// ingressChanged ignores updates that change only an Ingress's status, such as the ones the
+// reconciler itself writes: they cannot change the translation.
+func ingressChanged(old, new any) bool {
+	o, ok1 := old.(*networkingv1.Ingress)
+	n, ok2 := new.(*networkingv1.Ingress)
+	return !ok1 || !ok2 || o.Generation != n.Generation || !reflect.DeepEqual(o.Annotations, n.Annotations) ||
+		!reflect.DeepEqual(o.Spec, n.Spec)
+}
+
+// ingressServiceKeys lists the Services an Ingress routes to.
+func ingressServiceKeys(ing *networkingv1.Ingress) []string {
+	var keys []string
+	add := func(b *networkingv1.IngressBackend) {
+		if b != nil && b.Service != nil {
+			keys = append(keys, ing.Namespace+"/"+b.Service.Name)
+		}
+	}
+	add(ing.Spec.DefaultBackend)
+	for _, r := range ing.Spec.Rules {
+		if r.HTTP == nil {
+			continue
+		}
+		for i := range r.HTTP.Paths {
+			add(&r.HTTP.Paths[i].Backend)
+		}
+	}
+	return keys
+}
+
+func ingressServices(obj any) ([]string, error) {
+	ing, ok := obj.(*networkingv1.Ingress)
+	if !ok {
+		return nil, nil
+	}
+	return ingressServiceKeys(ing), nil
+}
+
+func ingressSecrets(obj any) ([]string, error) {
+	ing, ok := obj.(*networkingv1.Ingress)
+	if !ok {
+		return nil, nil
+	}
+	var keys []string
+	for _, t := range ing.Spec.TLS {
+		keys = append(keys, ing.Namespace+"/"+t.SecretName)
+	}
+	return keys, nil
+}
+
+func sliceService(obj any) ([]string, error) {
+	if k := sliceServiceKey(obj); k != "" {
+		return []string{k}, nil
+	}
+	return nil, nil
+}
+
+// sliceServiceKey returns the key of the Service an EndpointSlice belongs to, from the
+// label the EndpointSlice controller sets.
+func sliceServiceKey(obj any) string {
+	s, ok := obj.(*discoveryv1.EndpointSlice)
+	if !ok || s.Labels[discoveryv1.LabelServiceName] == "" {
+		return ""
+	}
+	return s.Namespace + "/" + s.Labels[discoveryv1.LabelServiceName]
+}
+
+func objectKey(obj any) string {
+	k, _ := cache.MetaNamespaceKeyFunc(obj)
+	return k
+}
+
+// unwrap returns the last known object of a delete whose watch missed the final state.
+func unwrap(obj any) any {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return t.Obj
+	}
+	return obj
+}
+
+// stripManagedFields drops the managed fields, which the reconciler never reads, before
+// objects enter the caches: with thousands of objects they are much of the cache's memory.
+func stripManagedFields(obj any) (any, error) {
+	if m, err := meta.Accessor(obj); err == nil {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
+}

@@ -1,0 +1,136 @@
+// Package kubetest runs a real kube-apiserver and etcd for tests (controller-runtime's
+// envtest) and builds the cluster objects that the reconciler's tests create. It serves
+// the reconciler's own tests and the end-to-end tests that put nginx behind it.
+package kubetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// missingHint says how to get the binaries a cluster needs.
+const missingHint = "run `make test` or hack/install.sh, which installs etcd and builds kube-apiserver into ./bin (the first build takes a few minutes)"
+
+// Cluster is a running kube-apiserver with its etcd.
+type Cluster struct {
+	// Config reaches the API server as a cluster administrator.
+	Config *rest.Config
+	Client kubernetes.Interface
+	env    *envtest.Environment
+	assets string
+}
+
+// Start starts a cluster from ./bin/kube-apiserver (found by walking up to the module root)
+// and the etcd on PATH. Stop it with Stop.
+func Start() (*Cluster, error) {
+	apiserver, etcd, err := binaries()
+	if err != nil {
+		return nil, err
+	}
+	// envtest looks for both binaries in one directory.
+	assets, err := os.MkdirTemp("", "kubetest-assets-")
+	if err != nil {
+		return nil, fmt.Errorf("assets directory: %w", err)
+	}
+	for name, target := range map[string]string{"kube-apiserver": apiserver, "etcd": etcd} {
+		if err := os.Symlink(target, filepath.Join(assets, name)); err != nil {
+			os.RemoveAll(assets)
+			return nil, fmt.Errorf("link %s: %w", name, err)
+		}
+	}
+	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: time.Minute}
+	cfg, err := env.Start()
+	if err != nil {
+		os.RemoveAll(assets)
+		return nil, fmt.Errorf("start kube-apiserver and etcd: %w", err)
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		_ = env.Stop()
+		os.RemoveAll(assets)
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	return &Cluster{Config: cfg, Client: client, env: env, assets: assets}, nil
+}
+
+// StartT starts a cluster for one test and stops it when the test ends. A missing binary
+// fails the test with what to run.
+func StartT(tb testing.TB) *Cluster {
+	tb.Helper()
+	c, err := Start()
+	if err != nil {
+		tb.Fatalf("kubetest: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			tb.Errorf("kubetest: stop: %v", err)
+		}
+	})
+	return c
+}
+
+// Stop stops the API server and etcd and removes their data.
+func (c *Cluster) Stop() error {
+	err := c.env.Stop()
+	os.RemoveAll(c.assets)
+	return err
+}
+
+// binaries finds kube-apiserver and etcd, or says how to get them.
+func binaries() (apiserver, etcd string, err error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", "", err
+	}
+	apiserver = filepath.Join(root, "bin", "kube-apiserver")
+	if st, err := os.Stat(apiserver); err != nil || st.Mode()&0o111 == 0 {
+		return "", "", fmt.Errorf("%s is missing: %s", apiserver, missingHint)
+	}
+	etcd, err = exec.LookPath("etcd")
+	if err != nil {
+		return "", "", fmt.Errorf("etcd is not on PATH: %s", missingHint)
+	}
+	return apiserver, etcd, nil
+}
+
+// moduleRoot walks up from the working directory to restyplane's go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.HasPrefix(string(b), "module github.com/restyplane/restyplane\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("restyplane's go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Namespace creates a namespace and returns its name.
+func (c *Cluster) Namespace(tb testing.TB, name string) string {
+	tb.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if _, err := c.Client.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
+		tb.Fatalf("create namespace %s: %v", name, err)
+	}
+	return name
+}

@@ -1,0 +1,224 @@
+package reconciler
+
+import (
+	"fmt"
+	"sort"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// merge brings the Ingresses' plans together, oldest first, under the rules of Translate.
+type merge struct {
+	t      *Translation
+	res    reserved
+	claims map[string]*claim // by claim key
+	hosts  map[string]*hostBuild
+	// balancedBy and canaryBy record which Ingress set a backend's balancing and canary.
+	balancedBy map[string]*networkingv1.Ingress
+	canaryBy   map[string]*networkingv1.Ingress
+}
+
+// claim is a host+path taken by one Ingress.
+type claim struct {
+	ing      *networkingv1.Ingress
+	loc      api.Location
+	fallback bool
+}
+
+// hostBuild collects the server of one host.
+type hostBuild struct {
+	source *networkingv1.Ingress // the oldest Ingress routing on the host
+	claims []*claim
+	tls    *api.ServerTLS
+}
+
+// takenName returns a backend or certificate name of the plan that a REST object has.
+func (m *merge) takenName(p *plan) string {
+	for n := range p.backends {
+		if m.res.names[api.Ref{Kind: api.KindBackend, Name: n}] {
+			return "backend " + n
+		}
+	}
+	for n := range p.certs {
+		if m.res.names[api.Ref{Kind: api.KindCertificate, Name: n}] {
+			return "certificate " + n
+		}
+	}
+	return ""
+}
+
+// claimRoutes takes the routes that nobody older holds. Fallbacks give way silently to any
+// path: serving what no path claims is what a default backend is for.
+func (m *merge) claimRoutes(p *plan, routes []route, fallback bool) {
+	rep := m.t.Reports[ingressKey(p.ing)]
+	for _, r := range routes {
+		k := claimKey(r.host, r.loc)
+		what := fmt.Sprintf("host %s %s path %s", r.host, r.loc.Match, r.loc.Path)
+		if srv, ok := m.res.claims[k]; ok {
+			if !fallback {
+				rep.warn(ReasonConflict, "%s is not applied: REST server %q holds it, and the REST object wins", what, srv)
+			}
+			continue
+		}
+		if n := serverName(r.host); m.res.names[api.Ref{Kind: api.KindServer, Name: n}] {
+			rep.warn(ReasonConflict, "%s is not applied: server %q is owned by the REST API, and the REST object wins", what, n)
+			continue
+		}
+		if c, ok := m.claims[k]; ok {
+			switch {
+			case fallback && c.fallback && c.ing != p.ing && c.loc.Backend != r.loc.Backend:
+				rep.warn(ReasonConflict, "default backend for host %s is not applied: older Ingress %s's default backend serves it", r.host, ingressKey(c.ing))
+			case fallback:
+			case c.ing == p.ing:
+				rep.warn(ReasonConflict, "%s is listed twice; the first one is applied", what)
+			default:
+				rep.warn(ReasonConflict, "%s is not applied: older Ingress %s routes it, and the oldest Ingress wins", what, ingressKey(c.ing))
+			}
+			continue
+		}
+		c := &claim{ing: p.ing, loc: r.loc, fallback: fallback}
+		m.claims[k] = c
+		hb := m.hosts[r.host]
+		if hb == nil {
+			hb = &hostBuild{source: p.ing}
+			m.hosts[r.host] = hb
+		}
+		hb.claims = append(hb.claims, c)
+		m.addBackend(p, r.loc.Backend)
+		rep.Applied = true
+	}
+}
+
+// addBackend puts a plan's backend into the translation, unless an older Ingress already
+// did; then the older one's balancing stays and a difference is reported.
+func (m *merge) addBackend(p *plan, name string) {
+	be := p.backends[name]
+	cur, ok := m.t.Backends[name]
+	if !ok {
+		m.t.Backends[name] = be
+		if p.ann.canary == nil {
+			m.balancedBy[name] = p.ing
+		}
+		return
+	}
+	by := m.balancedBy[name]
+	if p.ann.canary == nil && by != nil && by != p.ing && !sameBalancing(cur, be) {
+		m.t.Reports[ingressKey(p.ing)].warn(ReasonConflict,
+			"backend %s is balanced as older Ingress %s's annotations say (%s); this Ingress asks for %s",
+			name, ingressKey(by), balancing(cur), balancing(be))
+	}
+}
+
+func sameBalancing(a, b *api.Backend) bool { return balancing(a) == balancing(b) }
+
+// balancing spells a backend's balancing annotations for comparison and messages.
+func balancing(b *api.Backend) string {
+	s := b.LoadBalance
+	if b.HashBy != "" {
+		s += " by " + b.HashBy
+	}
+	if b.Affinity != nil {
+		s += ", affinity cookie " + b.Affinity.Cookie
+	}
+	return s
+}
+
+// attachCanary makes the canary Ingress's backend the canary of the backend that routes
+// each of its host+paths.
+func (m *merge) attachCanary(p *plan) {
+	rep := m.t.Reports[ingressKey(p.ing)]
+	for _, r := range p.routes {
+		what := fmt.Sprintf("host %s %s path %s", r.host, r.loc.Match, r.loc.Path)
+		c := m.claims[claimKey(r.host, r.loc)]
+		if c == nil {
+			rep.warn(ReasonConflict, "canary for %s is not applied: no Ingress routes it, and a canary needs a main Ingress with the same host and path", what)
+			continue
+		}
+		main := m.t.Backends[c.loc.Backend]
+		if main.Name == r.loc.Backend {
+			rep.warn(ReasonConflict, "canary for %s is not applied: it routes to the same Service port as its main Ingress %s", what, ingressKey(c.ing))
+			continue
+		}
+		want := *p.ann.canary
+		want.Backend = r.loc.Backend
+		if want.Weight == 0 && want.Header == "" && want.Cookie == "" {
+			// A canary with weight 0 and no header or cookie sends nothing, as in ingress-nginx.
+			rep.Applied = true
+			continue
+		}
+		if by := m.canaryBy[main.Name]; by != nil {
+			if by != p.ing && *main.Canary != want {
+				rep.warn(ReasonConflict, "canary for %s is not applied: older canary Ingress %s already splits backend %s", what, ingressKey(by), main.Name)
+			}
+			continue
+		}
+		main.Canary = &want
+		m.canaryBy[main.Name] = p.ing
+		m.addBackend(p, want.Backend)
+		rep.Applied = true
+	}
+}
+
+// chooseTLS gives each host the certificate of the oldest Ingress with a TLS entry for it.
+func (m *merge) chooseTLS(mains []*plan) {
+	for _, host := range sortedKeys(m.hosts) {
+		hb := m.hosts[host]
+		var by *plan
+		for _, p := range mains {
+			cert, ok := p.tls[host]
+			if !ok {
+				continue
+			}
+			if by == nil {
+				by = p
+				hb.tls = &api.ServerTLS{Certificate: cert, Redirect: p.ann.sslRedirect}
+				m.t.Certificates[cert] = p.certs[cert]
+			} else if cert != hb.tls.Certificate || p.ann.sslRedirect != hb.tls.Redirect {
+				m.t.Reports[ingressKey(p.ing)].warn(ReasonConflict,
+					"TLS for host %s is not applied: older Ingress %s's TLS entry (certificate %s, ssl-redirect %t) serves it",
+					host, ingressKey(by.ing), hb.tls.Certificate, hb.tls.Redirect)
+			}
+		}
+	}
+}
+
+// buildServers makes one server per host, its locations sorted so that the same cluster
+// always writes the same bytes.
+func (m *merge) buildServers() {
+	for _, host := range sortedKeys(m.hosts) {
+		hb := m.hosts[host]
+		srv := &api.Server{Name: serverName(host), Hostnames: []string{host}, TLS: hb.tls,
+			Locations: make([]api.Location, 0, len(hb.claims)), Source: sourceOf(hb.source)}
+		for _, c := range hb.claims {
+			srv.Locations = append(srv.Locations, c.loc)
+		}
+		sort.Slice(srv.Locations, func(i, j int) bool {
+			a, b := srv.Locations[i], srv.Locations[j]
+			if a.Path != b.Path {
+				return a.Path < b.Path
+			}
+			return a.Match < b.Match
+		})
+		srv.Normalize()
+		if err := srv.Validate(); err != nil {
+			m.t.Reports[ingressKey(hb.source)].warn(ReasonConflict, "server for host %s is not applied: %v", host, err)
+			continue
+		}
+		m.t.Servers[srv.Name] = srv
+	}
+}
+
+func sourceOf(ing *networkingv1.Ingress) api.Source {
+	return api.Source{Kind: api.SourceKubernetes, Namespace: ing.Namespace, Name: ing.Name, UID: string(ing.UID)}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,88 @@
+package reconciler
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// maxMessageObjects bounds how many cluster objects a revision message names.
+const maxMessageObjects = 10
+
+// message says which cluster objects a revision comes from, e.g. "from the cluster: Ingress
+// shop/web (server k8s.shop.example.com created); Service shop/api (backend
+// k8s.shop.api.80 updated)". A backend belongs to a Service, a server to the Ingress that
+// routes its host first, a certificate to a Secret.
+func message(muts []api.Mutation, head *api.State) string {
+	byObject := map[string][]string{}
+	for _, m := range muts {
+		src, op := mutationSource(m, head)
+		obj := fmt.Sprintf("%s %s/%s", clusterKind(m.Kind), src.Namespace, src.Name)
+		byObject[obj] = append(byObject[obj], fmt.Sprintf("%s %s %s", m.Kind, m.Name, op))
+	}
+	objs := make([]string, 0, len(byObject))
+	for o := range byObject {
+		objs = append(objs, o)
+	}
+	sort.Strings(objs)
+	var parts []string
+	for i, o := range objs {
+		if i == maxMessageObjects {
+			parts = append(parts, fmt.Sprintf("and %d more cluster objects", len(objs)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", o, strings.Join(byObject[o], ", ")))
+	}
+	return "from the cluster: " + strings.Join(parts, "; ")
+}
+
+// mutationSource returns the cluster object behind a mutation and what it does.
+func mutationSource(m api.Mutation, head *api.State) (api.Source, string) {
+	var cur api.Source
+	exists := false
+	switch m.Kind {
+	case api.KindBackend:
+		if b := head.Backends[m.Name]; b != nil {
+			cur, exists = b.Source, true
+		}
+		if m.Backend != nil {
+			return m.Backend.Source, op(exists)
+		}
+	case api.KindServer:
+		if s := head.Servers[m.Name]; s != nil {
+			cur, exists = s.Source, true
+		}
+		if m.Server != nil {
+			return m.Server.Source, op(exists)
+		}
+	case api.KindCertificate:
+		if c := head.Certificates[m.Name]; c != nil {
+			cur, exists = c.Source, true
+		}
+		if m.Certificate != nil {
+			return m.Certificate.Source, op(exists)
+		}
+	}
+	return cur, "deleted"
+}
+
+func op(exists bool) string {
+	if exists {
+		return "updated"
+	}
+	return "created"
+}
+
+func clusterKind(kind string) string {
+	switch kind {
+	case api.KindBackend:
+		return "Service"
+	case api.KindServer:
+		return "Ingress"
+	case api.KindCertificate:
+		return "Secret"
+	}
+	return kind
+}

@@ -1,0 +1,48 @@
+package reconciler
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Object names. Every kubernetes-owned object is named "k8s." and a path that Kubernetes
+// makes unique: namespaces, Service names and port names hold no dots, so the dots between
+// them cannot be confused, and "_" (never part of a hostname) stands for a wildcard label.
+const (
+	namePrefix    = "k8s."
+	catchAllName  = namePrefix + "_default"
+	maxNameLength = 128
+)
+
+// backendName names the backend of one Service port, given by number or by name.
+func backendName(namespace, service, port string) string {
+	return objectName(namespace + "." + service + "." + port)
+}
+
+// serverName names the server of one host.
+func serverName(host string) string {
+	if host == api.CatchAllHostname {
+		return catchAllName
+	}
+	return objectName(strings.ReplaceAll(host, "*", "_"))
+}
+
+// certificateName names the certificate of one TLS Secret.
+func certificateName(namespace, secret string) string {
+	return objectName(namespace + "." + secret)
+}
+
+// objectName prefixes a name and, when it would be longer than api.ValidName allows,
+// shortens it to a readable head and a hash of the whole, so that it stays unique and
+// stable across syncs.
+func objectName(s string) string {
+	n := namePrefix + strings.ToLower(s)
+	if len(n) <= maxNameLength {
+		return n
+	}
+	sum := sha256.Sum256([]byte(n))
+	return n[:maxNameLength-17] + "-" + hex.EncodeToString(sum[:8])
+}

@@ -1,0 +1,152 @@
+package reconciler
+
+import (
+	"fmt"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// plan is one Ingress translated on its own, before it meets the other Ingresses and the
+// REST objects: the backends it uses, the locations it claims, its TLS hosts.
+type plan struct {
+	ing  *networkingv1.Ingress
+	snap *Snapshot
+	ann  annotations
+	// backends by name, with the Ingress's backend annotations applied.
+	backends map[string]*api.Backend
+	routes   []route
+	// fallbacks are the root locations that the Ingress's default backend serves where no
+	// path claims "/": on each of its hosts, or on the catch-all server if it has no rules.
+	fallbacks []route
+	// tls maps a host to the certificate the Ingress asks for it.
+	tls   map[string]string
+	certs map[string]*api.Certificate
+	// warnings do not stop the Ingress from being applied.
+	warnings []string
+}
+
+// route is one location on one host.
+type route struct {
+	host string
+	loc  api.Location
+}
+
+// planIngress translates one Ingress. An error means it cannot be translated at all.
+func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
+	ann, err := parseAnnotations(ing.Annotations)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{ing: ing, snap: snap, ann: ann, backends: map[string]*api.Backend{},
+		tls: map[string]string{}, certs: map[string]*api.Certificate{}}
+	var hosts []string
+	for i, rule := range ing.Spec.Rules {
+		host := rule.Host
+		if host == "" {
+			host = api.CatchAllHostname
+		} else if err := api.ValidHostname("host", host); err != nil {
+			return nil, fmt.Errorf("rules[%d].host: %w", i, err)
+		}
+		hosts = append(hosts, host)
+		if rule.HTTP == nil {
+			continue
+		}
+		for j, path := range rule.HTTP.Paths {
+			name, err := p.backend(&path.Backend)
+			if err != nil {
+				return nil, fmt.Errorf("rules[%d].paths[%d]: %w", i, j, err)
+			}
+			loc, err := p.location(path, name)
+			if err != nil {
+				return nil, fmt.Errorf("rules[%d].paths[%d]: %w", i, j, err)
+			}
+			p.routes = append(p.routes, route{host: host, loc: loc})
+		}
+	}
+	if db := ing.Spec.DefaultBackend; db != nil {
+		name, err := p.backend(db)
+		if err != nil {
+			return nil, fmt.Errorf("defaultBackend: %w", err)
+		}
+		if len(ing.Spec.Rules) == 0 {
+			hosts = []string{api.CatchAllHostname}
+		}
+		for _, h := range hosts {
+			p.fallbacks = append(p.fallbacks, route{host: h, loc: api.Location{Path: "/", Match: api.MatchPrefix, Backend: name, Timeouts: ann.timeouts}})
+		}
+	}
+	for i, t := range ing.Spec.TLS {
+		if t.SecretName == "" {
+			return nil, fmt.Errorf("tls[%d]: a TLS entry needs a secretName", i)
+		}
+		c, err := certificateFor(ing.Namespace, t.SecretName, snap)
+		if err != nil {
+			return nil, fmt.Errorf("tls[%d]: %w", i, err)
+		}
+		p.certs[c.Name] = c
+		tlsHosts := t.Hosts
+		if len(tlsHosts) == 0 {
+			// An entry without hosts covers the hosts of the Ingress's rules.
+			tlsHosts = hosts
+		}
+		for _, h := range tlsHosts {
+			if _, ok := p.tls[h]; !ok {
+				p.tls[h] = c.Name
+			}
+		}
+	}
+	return p, nil
+}
+
+// backend adds the backend an Ingress backend names and returns its name.
+func (p *plan) backend(b *networkingv1.IngressBackend) (string, error) {
+	if b.Service == nil {
+		return "", fmt.Errorf("only Service backends are supported, not resource backends")
+	}
+	name := backendName(p.ing.Namespace, b.Service.Name, portKey(b.Service.Port))
+	if _, ok := p.backends[name]; ok {
+		return name, nil
+	}
+	be, warning, err := backendFor(p.ing.Namespace, b.Service, p.snap)
+	if err != nil {
+		return "", err
+	}
+	if warning != "" {
+		p.warnings = append(p.warnings, warning)
+	}
+	// A canary Ingress's own backend annotations are ignored, as in ingress-nginx: the
+	// main Ingress decides how its traffic is balanced.
+	if p.ann.canary == nil {
+		be.LoadBalance, be.HashBy, be.Affinity = p.ann.loadBalance, p.ann.hashBy, p.ann.affinity
+	}
+	be.Normalize()
+	if err := be.Validate(); err != nil {
+		return "", fmt.Errorf("backend %s: %w", name, err)
+	}
+	p.backends[name] = be
+	return name, nil
+}
+
+// location translates one Ingress path. Prefix and ImplementationSpecific paths are prefix
+// locations (ingress-nginx treats ImplementationSpecific as a prefix too); Exact is exact.
+func (p *plan) location(path networkingv1.HTTPIngressPath, backend string) (api.Location, error) {
+	l := api.Location{Path: path.Path, Match: api.MatchPrefix, Backend: backend, Timeouts: p.ann.timeouts}
+	if l.Path == "" {
+		l.Path = "/"
+	}
+	if path.PathType != nil && *path.PathType == networkingv1.PathTypeExact {
+		l.Match = api.MatchExact
+	}
+	if err := api.ValidPath("path", l.Path); err != nil {
+		return l, fmt.Errorf("path %q: %w", l.Path, err)
+	}
+	if p.ann.rewrite != "" {
+		if l.Match != api.MatchPrefix {
+			return l, fmt.Errorf("rewrite-target applies to Prefix and ImplementationSpecific paths only, and %q is Exact", l.Path)
+		}
+		l.Rewrite = p.ann.rewrite
+	}
+	return l, nil
+}

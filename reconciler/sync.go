@@ -1,0 +1,115 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// syncKey is the one key of the queue: the proxy's configuration is one artifact, so every
+// change asks for the same full rebuild, and changes that arrive during a sync coalesce
+// into the next one.
+const syncKey = "sync"
+
+// lead runs the informers and the sync loop until ctx ends.
+func (r *Reconciler) lead(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	queue := workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "restyplane-reconciler"})
+	c, err := newCluster(r.client, func() { queue.Add(syncKey) })
+	if err != nil {
+		cancel()
+		queue.ShutDown()
+		return err
+	}
+	rep := newReporter(r.client, r.opts.StatusAddress, r.log)
+	c.start(ctx.Done())
+	defer func() {
+		cancel()
+		queue.ShutDown()
+		c.shutdown()
+		rep.stop()
+	}()
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		return fmt.Errorf("informer caches did not sync: %w", ctx.Err())
+	}
+	go rep.run(ctx)
+	go func() {
+		<-ctx.Done()
+		queue.ShutDown()
+	}()
+	queue.Add(syncKey)
+	for r.next(ctx, c, rep, queue) {
+	}
+	return nil
+}
+
+// next runs one sync from the queue; it returns false when the queue shuts down.
+func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, queue workqueue.TypedRateLimitingInterface[string]) bool {
+	key, shutdown := queue.Get()
+	if shutdown {
+		return false
+	}
+	defer queue.Done(key)
+	start := time.Now()
+	rev, wrote, err := r.sync(ctx, c, rep)
+	took := time.Since(start)
+	r.update(func(s *Stats) {
+		s.Syncs++
+		s.LastSync = took
+		s.QueueDepth = queue.Len()
+		if err != nil {
+			s.Errors++
+		}
+		if wrote {
+			s.Writes++
+			s.LastRevision = rev
+		}
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Error("sync failed; retrying", "err", err, "retries", queue.NumRequeues(key))
+			queue.AddRateLimited(key)
+		}
+		return true
+	}
+	queue.Forget(key)
+	return true
+}
+
+// sync rebuilds the kubernetes-owned objects from the caches and writes what differs from
+// the head as one revision. It returns the revision the Ingresses are applied at.
+func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter) (rev int64, wrote bool, err error) {
+	snap, err := c.snapshot(r.opts.Controller)
+	if err != nil {
+		return 0, false, err
+	}
+	head := r.store.Head()
+	t := Translate(snap, head)
+	muts := mutations(t, head)
+	rev = head.Revision
+	if len(muts) > 0 {
+		// The Lease may have been lost since the sync began; a replica that no longer leads
+		// must not write.
+		if err := ctx.Err(); err != nil {
+			return 0, false, err
+		}
+		msg := message(muts, head)
+		res, err := r.store.Write(ctx, api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: msg}, muts)
+		if err != nil {
+			return 0, false, fmt.Errorf("write %d changes: %w", len(muts), err)
+		}
+		if res.Revision != nil {
+			rev, wrote = res.Revision.ID, true
+			r.log.Info("wrote revision", "revision", rev, "changes", len(res.Revision.Changes), "message", msg)
+		}
+	}
+	rep.report(t.Reports, rev)
+	return rev, wrote, nil
+}

@@ -1,0 +1,94 @@
+package reconciler
+
+import (
+	"errors"
+	"sort"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Translation is the kubernetes-owned part of the desired state, and what each Ingress is
+// to be told about it.
+type Translation struct {
+	Backends     map[string]*api.Backend
+	Servers      map[string]*api.Server
+	Certificates map[string]*api.Certificate
+	// Reports has one entry per Ingress of the snapshot, keyed "namespace/name".
+	Reports map[string]*Report
+}
+
+// Translate turns the snapshot into backends, servers and certificates. It is a pure
+// function of the snapshot and the REST-owned objects of head, so the same cluster always
+// gives the same objects. The rules, each reported as a Warning on the Ingress that loses:
+//
+//   - An Ingress that cannot be translated (a bad annotation, a snippet, a missing TLS
+//     Secret, a port its Service lacks) is skipped whole; the others go on.
+//   - A REST-owned object wins over any Ingress: a host+path that a REST server holds, or a
+//     name a REST object has, is not taken.
+//   - Two Ingresses claiming one host+path: the older Ingress (creationTimestamp, then
+//     namespace/name) keeps it; the younger one's other paths still apply.
+//   - A backend (one per Service port) shared by several Ingresses is balanced as the oldest
+//     of them says; a younger one whose annotations differ is told so.
+//   - A host's TLS certificate and ssl-redirect come from the oldest Ingress with a TLS
+//     entry for the host.
+//   - A default backend serves "/" on its Ingress's hosts (and on the catch-all server for
+//     an Ingress without rules) only where no path claims "/", the oldest one first.
+//   - A canary Ingress attaches its backend to the backend that routes the same host+path
+//     (which, being one per Service port, splits that Service port's traffic everywhere).
+func Translate(snap *Snapshot, head *api.State) *Translation {
+	t := &Translation{
+		Backends:     map[string]*api.Backend{},
+		Servers:      map[string]*api.Server{},
+		Certificates: map[string]*api.Certificate{},
+		Reports:      map[string]*Report{},
+	}
+	ings := append([]*networkingv1.Ingress(nil), snap.Ingresses...)
+	sort.Slice(ings, func(i, j int) bool { return older(ings[i], ings[j]) })
+	m := &merge{t: t, res: reservedBy(head), claims: map[string]*claim{}, hosts: map[string]*hostBuild{},
+		balancedBy: map[string]*networkingv1.Ingress{}, canaryBy: map[string]*networkingv1.Ingress{}}
+	var mains, canaries []*plan
+	for _, ing := range ings {
+		rep := &Report{Ingress: ing}
+		t.Reports[ingressKey(ing)] = rep
+		p, err := planIngress(ing, snap)
+		if err != nil {
+			reason := ReasonSkipped
+			if errors.Is(err, errSnippet) {
+				reason = ReasonRefusedSnippet
+			}
+			rep.warn(reason, "not applied: %v", err)
+			continue
+		}
+		for _, w := range p.warnings {
+			rep.warn(ReasonDegraded, "%s", w)
+		}
+		if name := m.takenName(p); name != "" {
+			rep.warn(ReasonConflict, "not applied: %s is owned by the REST API, and the REST object wins", name)
+			continue
+		}
+		if p.ann.canary != nil {
+			canaries = append(canaries, p)
+		} else {
+			mains = append(mains, p)
+		}
+	}
+	for _, p := range mains {
+		m.claimRoutes(p, p.routes, false)
+	}
+	for _, p := range mains {
+		m.claimRoutes(p, p.fallbacks, true)
+	}
+	for _, p := range canaries {
+		m.attachCanary(p)
+	}
+	m.chooseTLS(mains)
+	m.buildServers()
+	for _, rep := range t.Reports {
+		if !rep.Applied && len(rep.Problems) == 0 {
+			rep.warn(ReasonSkipped, "not applied: the Ingress routes no path to a Service")
+		}
+	}
+	return t
+}
