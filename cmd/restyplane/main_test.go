@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"version"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "restyplane dev\n"; got != want {
+		t.Fatalf("version = %q, want %q", got, want)
+	}
+	if err := run(t.Context(), []string{"frobnicate"}, io.Discard, io.Discard); err == nil {
+		t.Fatal("an unknown subcommand did not fail")
+	}
+	if err := run(t.Context(), []string{"serve", "--no-such-flag"}, io.Discard, io.Discard); err == nil {
+		t.Fatal("an unknown flag did not fail")
+	}
+}
+
+// TestServe starts `restyplane serve` in-process on a fresh data directory: the first start
+// prints an admin token once, the token works, SIGTERM's context ends the server cleanly,
+// and a second start prints no token.
+func TestServe(t *testing.T) {
+	dir := t.TempDir()
+	first := startServe(t, dir)
+	secret := regexp.MustCompile(`rp_[A-Za-z0-9_-]{43}`).FindString(first.stdout.String())
+	if secret == "" {
+		t.Fatalf("first start printed no admin token: %q", first.stdout.String())
+	}
+	if got, want := get(t, first.addr, "/api/v1/whoami", secret), http.StatusOK; got != want {
+		t.Fatalf("whoami with the printed token = %d, want %d", got, want)
+	}
+	if got, want := get(t, first.addr, "/healthz", ""), http.StatusOK; got != want {
+		t.Fatalf("healthz = %d, want %d", got, want)
+	}
+	first.stop(t)
+
+	second := startServe(t, dir)
+	if strings.Contains(second.stdout.String(), "rp_") {
+		t.Fatalf("second start printed a token: %q", second.stdout.String())
+	}
+	if got, want := get(t, second.addr, "/api/v1/whoami", secret), http.StatusOK; got != want {
+		t.Fatalf("whoami after restart = %d, want %d", got, want)
+	}
+	second.stop(t)
+}
+
+// TestServeAdminTokenFromEnv sets the first admin token from the environment and never
+// prints it.
+func TestServeAdminTokenFromEnv(t *testing.T) {
+	const secret = "rp_this-is-a-test-secret-of-enough-length"
+	t.Setenv("RESTYPLANE_ADMIN_TOKEN", secret)
+	s := startServe(t, t.TempDir())
+	defer s.stop(t)
+	if strings.Contains(s.stdout.String()+s.stderr.String(), secret) {
+		t.Fatal("the admin token from the environment was printed")
+	}
+	if got, want := get(t, s.addr, "/api/v1/whoami", secret), http.StatusOK; got != want {
+		t.Fatalf("whoami with RESTYPLANE_ADMIN_TOKEN = %d, want %d", got, want)
+	}
+}
+
+// served is a running in-process `restyplane serve`.
+type served struct {
+	addr           string
+	stdout, stderr *lockedBuffer
+	cancel         context.CancelFunc
+	done           chan error
+}
+
+func startServe(t *testing.T, dir string) *served {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &served{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	t.Cleanup(cancel)
+	go func() {
+		s.done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dir, "--log-format", "json"}, s.stdout, s.stderr)
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		sc := bufio.NewScanner(strings.NewReader(s.stderr.String()))
+		for sc.Scan() {
+			var line struct{ Msg, Listen string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "restyplane serving" {
+				s.addr = line.Listen
+				return s
+			}
+		}
+		select {
+		case err := <-s.done:
+			t.Fatalf("serve ended before serving: %v\n%s", err, s.stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("serve did not start within 20s:\n%s", s.stderr.String())
+	return nil
+}
+
+// stop cancels the context, as SIGTERM does, and waits for a clean exit.
+func (s *served) stop(t *testing.T) {
+	t.Helper()
+	s.cancel()
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("serve returned %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop within 20s")
+	}
+}
+
+func get(t *testing.T, addr, path, token string) int {
+	t.Helper()
+	r, err := http.NewRequest("GET", "http://"+addr+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// lockedBuffer is a buffer that the server's goroutines and the test share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
