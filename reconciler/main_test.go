@@ -1,0 +1,158 @@
+package reconciler_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/reconciler"
+	"github.com/restyplane/restyplane/reconciler/kubetest"
+	"github.com/restyplane/restyplane/store"
+)
+
+// The tests share one API server (it takes seconds to start) and keep out of each other's
+// way: each has its own namespace, IngressClass controller name and Lease.
+var shared struct {
+	once    sync.Once
+	cluster *kubetest.Cluster
+	err     error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cluster != nil {
+		if err := shared.cluster.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stop cluster:", err)
+		}
+	}
+	os.Exit(code)
+}
+
+func cluster(t *testing.T) *kubetest.Cluster {
+	t.Helper()
+	shared.once.Do(func() { shared.cluster, shared.err = kubetest.Start() })
+	if shared.err != nil {
+		t.Fatalf("kubetest: %v", shared.err)
+	}
+	return shared.cluster
+}
+
+// fixture is one test's corner of the cluster and its store.
+type fixture struct {
+	c          *kubetest.Cluster
+	ns         string
+	class      string
+	controller string
+	store      *store.Store
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	c := cluster(t)
+	name := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
+	if len(name) > 50 {
+		name = name[:50]
+	}
+	name = strings.TrimRight(name, "-")
+	f := &fixture{c: c, ns: c.Namespace(t, name), class: name, controller: "restyplane.io/" + name}
+	c.Create(t, kubetest.IngressClass(f.class, f.controller, false))
+	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "restyplane.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	f.store = s
+	return f
+}
+
+// options returns the options of a reconciler for this fixture, with a short Lease so that
+// a take-over is quick.
+func (f *fixture) options(identity string) reconciler.Options {
+	return reconciler.Options{Config: f.c.Config, Controller: f.controller, StatusAddress: "127.0.0.1",
+		LeaseNamespace: f.ns, LeaseName: "reconciler", Identity: identity,
+		LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 200 * time.Millisecond}
+}
+
+// run starts a reconciler on st and returns it and a function that stops it and waits.
+func (f *fixture) run(t *testing.T, st reconciler.Store, identity string) (*reconciler.Reconciler, func()) {
+	t.Helper()
+	r, err := reconciler.New(st, f.options(identity))
+	if err != nil {
+		t.Fatalf("new reconciler: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Errorf("reconciler did not stop within 10s")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return r, stop
+}
+
+// waitFor polls cond until it holds or the timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// event waits for an Event of the reason on the object and returns it.
+func (f *fixture) event(t *testing.T, name, reason string) corev1.Event {
+	t.Helper()
+	var found corev1.Event
+	waitFor(t, 10*time.Second, "event "+reason+" on "+name, func() bool {
+		for _, e := range f.c.Events(t, f.ns, name) {
+			if e.Reason == reason {
+				found = e
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+func endpoints(b *api.Backend) string {
+	if b == nil {
+		return "<no backend>"
+	}
+	var s []string
+	for _, e := range b.Endpoints {
+		s = append(s, fmt.Sprintf("%s:%d", e.Address, e.Port))
+	}
+	return strings.Join(s, ",")
+}
+
+func revisions(t *testing.T, st *store.Store) int64 {
+	t.Helper()
+	n, err := st.RevisionCount(context.Background())
+	if err != nil {
+		t.Fatalf("revision count: %v", err)
+	}
+	return n
+}
