@@ -1,0 +1,189 @@
+package openresty
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// AdminClient talks to the Lua admin endpoint of one instance over its unix socket.
+type AdminClient struct {
+	http     *http.Client
+	resolver *net.Resolver
+}
+
+// NewAdminClient returns a client for the admin socket at path.
+func NewAdminClient(socket string) *AdminClient {
+	var d net.Dialer
+	return &AdminClient{
+		http: &http.Client{
+			Timeout: 10 * time.Second,
+			Transport: &http.Transport{
+				DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+					return d.DialContext(ctx, "unix", socket)
+				},
+				// Each call gets a fresh connection: a kept-alive one could reach a worker
+				// of the previous generation while a reload is being confirmed.
+				DisableKeepAlives: true,
+			},
+		},
+		resolver: net.DefaultResolver,
+	}
+}
+
+// AdminStatus is what the worker that answered reports about itself.
+type AdminStatus struct {
+	// Generation is the generation of the conf the worker runs.
+	Generation string `json:"generation"`
+	PID        int    `json:"pid"`
+	MasterPID  int    `json:"masterPid"`
+	// Version is the version of the last push; 0 after a start, when shared memory is empty.
+	Version      int64 `json:"version"`
+	Backends     int   `json:"backends"`
+	Certificates int   `json:"certificates"`
+}
+
+// CertificateInfo describes a pushed certificate; the admin endpoint never returns keys.
+type CertificateInfo struct {
+	Name    string `json:"name"`
+	Version int64  `json:"version"`
+}
+
+// pushBody is what POST /backends and POST /certificates take.
+type pushBody struct {
+	Version      int64             `json:"version"`
+	Backends     []api.Backend     `json:"backends,omitempty"`
+	Certificates []pushCertificate `json:"certificates,omitempty"`
+	Deleted      []string          `json:"deleted,omitempty"`
+	// Replace deletes everything not in the push.
+	Replace bool `json:"replace,omitempty"`
+}
+
+type pushCertificate struct {
+	Name string `json:"name"`
+	Cert string `json:"cert"`
+	Key  string `json:"key"`
+}
+
+// PushBackends stores backends stamped with version and deletes the deleted ones; with
+// replace it deletes every backend not in the push. Endpoint addresses that are DNS names
+// are resolved here, because the balancer can only connect to IP addresses: push again to
+// follow a DNS change.
+func (c *AdminClient) PushBackends(ctx context.Context, version int64, backends []api.Backend, deleted []string, replace bool) error {
+	resolved, err := c.resolve(ctx, backends)
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, http.MethodPost, "/backends", pushBody{Version: version, Backends: resolved, Deleted: deleted, Replace: replace}, nil)
+}
+
+// PushCertificates stores certificates (with their keys) stamped with version, for
+// ssl_certificate_by_lua; deleted and replace work as for PushBackends.
+func (c *AdminClient) PushCertificates(ctx context.Context, version int64, certs []api.Certificate, deleted []string, replace bool) error {
+	body := pushBody{Version: version, Deleted: deleted, Replace: replace}
+	for _, ct := range certs {
+		if ct.Key == "" {
+			return fmt.Errorf("push certificate %q: the key is missing", ct.Name)
+		}
+		body.Certificates = append(body.Certificates, pushCertificate{Name: ct.Name, Cert: ct.Cert, Key: ct.Key})
+	}
+	return c.do(ctx, http.MethodPost, "/certificates", body, nil)
+}
+
+// Status returns the answering worker's generation, pid and dynamic version.
+func (c *AdminClient) Status(ctx context.Context) (AdminStatus, error) {
+	var st AdminStatus
+	err := c.do(ctx, http.MethodGet, "/status", nil, &st)
+	return st, err
+}
+
+// Health returns nil when a worker answers.
+func (c *AdminClient) Health(ctx context.Context) error {
+	return c.do(ctx, http.MethodGet, "/health", nil, nil)
+}
+
+// Backends returns every pushed backend, each with the version it was pushed with.
+func (c *AdminClient) Backends(ctx context.Context) ([]api.Backend, error) {
+	var out []api.Backend
+	err := c.do(ctx, http.MethodGet, "/backends", nil, &out)
+	return out, err
+}
+
+// Backend returns one pushed backend, or an api.Error with code not_found.
+func (c *AdminClient) Backend(ctx context.Context, name string) (api.Backend, error) {
+	var b api.Backend
+	if err := api.ValidName("name", name); err != nil {
+		return b, err
+	}
+	err := c.do(ctx, http.MethodGet, "/backends/"+name, nil, &b)
+	return b, err
+}
+
+// Certificates lists the pushed certificates.
+func (c *AdminClient) Certificates(ctx context.Context) ([]CertificateInfo, error) {
+	var out []CertificateInfo
+	err := c.do(ctx, http.MethodGet, "/certificates", nil, &out)
+	return out, err
+}
+
+// Counters returns the cumulative request and 5xx counts per server since nginx started.
+func (c *AdminClient) Counters(ctx context.Context) (map[string]Counter, error) {
+	out := map[string]Counter{}
+	err := c.do(ctx, http.MethodGet, "/counters", nil, &out)
+	return out, err
+}
+
+// do sends one request; a 404 becomes api not_found, any other failure an error that
+// carries the endpoint's message.
+func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("admin %s %s: %w", method, path, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://admin"+path, body)
+	if err != nil {
+		return fmt.Errorf("admin %s %s: %w", method, path, err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("admin %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("admin %s %s: %w", method, path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+			e.Error = string(bytes.TrimSpace(data))
+		}
+		if resp.StatusCode == http.StatusNotFound {
+			return api.Errorf(api.ENotFound, "%s", e.Error)
+		}
+		return fmt.Errorf("admin %s %s: %s: %s", method, path, resp.Status, e.Error)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("admin %s %s: decode answer: %w", method, path, err)
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package openresty_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty"
+)
+
+// freePort returns a port that was free a moment ago: listen on :0, note it, close.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startNginx starts a real nginx with the Lua module for cfg, in a fresh prefix, as
+// generation "1". It fails, never skips, when nginx or the Lua module is missing.
+func startNginx(t *testing.T, cfg api.Config) *openresty.Instance {
+	t.Helper()
+	o := openresty.Detect()
+	if err := o.CheckBinary(); err != nil {
+		t.Fatalf("this test needs a real nginx with the Lua module (run hack/install.sh): %v", err)
+	}
+	dir := t.TempDir()
+	// Workers run as nobody when the tests run as root; they must traverse the prefix.
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.Prefix = dir
+	o.ProxyListen = "127.0.0.1:" + strconv.Itoa(freePort(t))
+	o.TLSListen = "127.0.0.1:" + strconv.Itoa(freePort(t))
+	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	o.ReloadTimeout = 5 * time.Second
+	in := openresty.NewInstance(o)
+	conf, err := in.Render(cfg, "1")
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := in.Start(ctx, conf, cfg.Certificates, "1"); err != nil {
+		t.Fatalf("start nginx (is the Lua module installed? hack/install.sh installs it): %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := in.Stop(ctx); err != nil {
+			t.Errorf("stop nginx: %v", err)
+		}
+	})
+	return in
+}
+
+// proxyAddr returns the instance's HTTP listen address.
+func proxyAddr(in *openresty.Instance) string { return in.Options().ProxyListen }
+
+// upstream is a real HTTP server on 127.0.0.1 that answers with its own name.
+type upstream struct {
+	name string
+	port int
+	srv  *http.Server
+}
+
+// startUpstream starts an upstream; delay slows every answer, and a path ending in /fail
+// answers 500.
+func startUpstream(t *testing.T, name string, delay time.Duration) *upstream {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &upstream{name: name, port: l.Addr().(*net.TCPAddr).Port}
+	u.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay)
+		w.Header().Set("X-Upstream", name)
+		w.Header().Set("X-Path", r.URL.RequestURI())
+		w.Header().Set("X-Team", r.Header.Get("X-Team"))
+		if filepath.Base(r.URL.Path) == "fail" {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+		io.WriteString(w, name)
+	})}
+	go u.srv.Serve(l)
+	t.Cleanup(func() { u.srv.Close() })
+	return u
+}
+
+func (u *upstream) endpoint() api.Endpoint {
+	return api.Endpoint{Address: "127.0.0.1", Port: u.port, Weight: 1}
+}
+
+// backend returns a round-robin backend over the upstreams.
+func backend(name string, ups ...*upstream) api.Backend {
+	b := api.Backend{Name: name, LoadBalance: api.RoundRobin}
+	for _, u := range ups {
+		b.Endpoints = append(b.Endpoints, u.endpoint())
+	}
+	return b
+}
+
+// server returns a server for host whose prefix locations route path→backend pairs.
+func server(name, host string, routes ...string) api.Server {
+	s := api.Server{Name: name, Hostnames: []string{host}}
+	for i := 0; i+1 < len(routes); i += 2 {
+		s.Locations = append(s.Locations, api.Location{Path: routes[i], Match: api.MatchPrefix, Backend: routes[i+1]})
+	}
+	return s
+}
+
+// config returns a config with two workers, so that every test sees more than one.
+func config(backends []api.Backend, servers ...api.Server) api.Config {
+	s := api.DefaultSettings()
+	s.WorkerProcesses = 2
+	return api.Config{Settings: s, Backends: backends, Servers: servers}
+}
+
+// push sends backends to the instance stamped with version.
+func push(t *testing.T, in *openresty.Instance, version int64, backends ...api.Backend) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := in.Admin().PushBackends(ctx, version, backends, nil, false); err != nil {
+		t.Fatalf("push backends: %v", err)
+	}
+}
+
+// answer is what the proxy returned for one request.
+type answer struct {
+	status   int
+	upstream string
+	header   http.Header
+}
+
+// get sends one request through the proxy with the Host header host.
+func get(t *testing.T, addr, host, path string, header ...string) answer {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	c := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s%s: %v", host, path, err)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	return answer{status: resp.StatusCode, upstream: resp.Header.Get("X-Upstream"), header: resp.Header}
+}
+
+// selfSigned returns a PEM certificate for host and its key.
+func selfSigned(t *testing.T, host string) (certPEM, keyPEM string, serial *big.Int) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, err = rand.Int(rand.Reader, big.NewInt(1<<62))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
+		string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder})), serial
+}
+
+// eventually retries cond until it holds or the time is up.
+func eventually(t *testing.T, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,208 @@
+package openresty
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Instance states, as State reports them.
+const (
+	StateStopped    = "stopped"
+	StateStarting   = "starting"
+	StateRunning    = "running"
+	StateRestarting = "restarting"
+	StateAttached   = "attached"
+)
+
+// Instance is one nginx: a master that restyplane started and supervises, or, in attach
+// mode, one that someone else started and restyplane only reloads by signal.
+type Instance struct {
+	opts  Options
+	l     layout
+	admin *AdminClient
+
+	// mu serializes what changes the process or the conf in place (start, restart,
+	// reload, stop) and guards the fields below.
+	mu          sync.Mutex
+	state       string
+	proc        *process // the supervised master; nil in attach mode
+	attachedPID int
+	gen         string // the generation of the conf in place
+	stopping    chan struct{}
+	stopOnce    sync.Once
+	background  chan struct{} // closed when the supervisor or attach watcher returns
+
+	restarted chan struct{}
+}
+
+// NewInstance returns a stopped instance for opts; Start runs it.
+func NewInstance(opts Options) *Instance {
+	opts = opts.withDefaults()
+	l := layout(opts.Prefix)
+	return &Instance{opts: opts, l: l, admin: NewAdminClient(l.socket()), state: StateStopped,
+		stopping: make(chan struct{}), background: make(chan struct{}), restarted: make(chan struct{}, 1)}
+}
+
+// Admin returns the client of the instance's admin socket.
+func (in *Instance) Admin() *AdminClient { return in.admin }
+
+// Options returns the options the instance runs with, defaults filled in.
+func (in *Instance) Options() Options { return in.opts }
+
+// Prefix returns the instance directory.
+func (in *Instance) Prefix() string { return in.opts.Prefix }
+
+// SocketPath returns the path of the admin socket.
+func (in *Instance) SocketPath() string { return in.l.socket() }
+
+// State says whether the instance runs: stopped, starting, running, restarting or attached.
+func (in *Instance) State() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.state
+}
+
+// PID returns the master's pid, 0 when none runs.
+func (in *Instance) PID() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.proc != nil {
+		return in.proc.pid()
+	}
+	return in.attachedPID
+}
+
+// Generation returns the generation of the conf in place.
+func (in *Instance) Generation() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.gen
+}
+
+// Restarted receives a value after nginx was restarted with empty shared memory (by the
+// supervisor, or by someone else in attach mode); the applier then pushes everything again.
+// Notifications coalesce: one value may stand for several restarts.
+func (in *Instance) Restarted() <-chan struct{} { return in.restarted }
+
+func (in *Instance) notifyRestarted() {
+	select {
+	case in.restarted <- struct{}{}:
+	default:
+	}
+}
+
+// Start writes the prefix and starts nginx with conf (and the files of certs) as the
+// first generation, then supervises it until Stop. With a nil conf it starts with the conf
+// already in place (the last good one of a previous run) or, in a fresh prefix, with an
+// empty config that answers 404 to everything. It returns once the admin endpoint answers.
+func (in *Instance) Start(ctx context.Context, conf []byte, certs []api.Certificate, generation string) error {
+	if err := in.opts.CheckBinary(); err != nil {
+		return err
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.state != StateStopped || in.proc != nil {
+		return errors.New("start nginx: the instance was already started")
+	}
+	if err := in.l.prepare(); err != nil {
+		return fmt.Errorf("prepare prefix %s: %w", in.l, err)
+	}
+	if pid := in.l.runningPID(); pid != 0 {
+		return fmt.Errorf("start nginx: nginx (pid %d) already runs with prefix %s; stop it or attach to it", pid, in.l)
+	}
+	if conf == nil && in.l.current() == "" {
+		var err error
+		generation = "0"
+		if conf, err = Render(api.Config{Settings: api.DefaultSettings()}, in.opts.RenderOptions(generation)); err != nil {
+			return err
+		}
+	}
+	if conf != nil {
+		dir, err := in.l.newConfDir(conf, certs, false)
+		if err != nil {
+			return err
+		}
+		if err := in.test(ctx, dir); err != nil {
+			os.RemoveAll(dir)
+			return err
+		}
+		prev := in.l.current()
+		if err := in.l.link(dir); err != nil {
+			return err
+		}
+		in.l.prune(dir, prev)
+	}
+	in.state = StateStarting
+	p, st, err := in.launch(ctx)
+	if err != nil {
+		in.state = StateStopped
+		return err
+	}
+	in.proc, in.gen, in.state = p, st.Generation, StateRunning
+	go in.supervise(p)
+	return nil
+}
+
+// Stop stops nginx gracefully (QUIT, then KILL after the stop timeout) and ends
+// supervision. In attach mode it only stops watching: that nginx is not restyplane's.
+func (in *Instance) Stop(ctx context.Context) error {
+	in.stopOnce.Do(func() { close(in.stopping) })
+	in.mu.Lock()
+	started := in.state != StateStopped
+	in.mu.Unlock()
+	if started {
+		select {
+		case <-in.background:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.state = StateStopped
+	if in.proc == nil {
+		return nil
+	}
+	err := in.proc.stop(in.opts.StopTimeout)
+	in.proc = nil
+	return err
+}
+
+// runningPID returns the pid in the prefix's pid file if an nginx process has it.
+func (l layout) runningPID() int {
+	data, err := os.ReadFile(l.pidFile())
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 || syscall.Kill(pid, 0) != nil {
+		return 0
+	}
+	// The pid may have been reused by another program since nginx wrote the file.
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err == nil && !strings.Contains(string(cmdline), "nginx") {
+		return 0
+	}
+	return pid
+}
+
+// sleep waits d, or less if the instance is stopping; it reports whether it slept fully.
+func (in *Instance) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-in.stopping:
+		return false
+	}
+}

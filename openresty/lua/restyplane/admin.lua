@@ -1,0 +1,107 @@
+-- restyplane.admin serves the admin endpoint on the instance's unix socket: backends and
+-- certificates pushed by the applier, the generation and version this worker runs, health,
+-- request counters and, without nginx's stub_status module, a stand-in for it.
+local json = require("restyplane.json")
+local backends = require("restyplane.backends")
+local certs = require("restyplane.certs")
+local counters = require("restyplane.counters")
+local init = require("restyplane.init")
+
+local _M = {}
+
+local function body()
+    ngx.req.read_body()
+    local data = ngx.req.get_body_data()
+    local v = data and json.decode(data)
+    if type(v) ~= "table" or type(v.version) ~= "number" then
+        return nil
+    end
+    return v
+end
+
+local function list(v)
+    if type(v) == "table" then
+        return v
+    end
+    return {}
+end
+
+-- push decodes {"version": n, "<kind>": [...], "deleted": [...], "replace": bool} and
+-- hands it to store (backends or certs).
+local function push(store, kind)
+    local v = body()
+    if not v then
+        return json.fail(400, "want a JSON object with a numeric version")
+    end
+    local ok, err = store.put(v.version, list(v[kind]), list(v.deleted), v.replace == true)
+    if ok then
+        ok, err = backends.set_version(v.version)
+    end
+    if not ok then
+        return json.fail(400, err)
+    end
+    return json.reply(200, { version = v.version })
+end
+
+local function status()
+    local master = 0
+    local ok, process = pcall(require, "ngx.process")
+    if ok then
+        master = process.get_master_pid() or 0
+    end
+    return json.reply(200, {
+        generation = init.generation(),
+        pid = ngx.worker.pid(),
+        masterPid = master,
+        version = backends.version(),
+        backends = backends.count(),
+        certificates = certs.count(),
+    })
+end
+
+-- stub_status answers in the module's format when nginx lacks it: it knows the requests
+-- it counted, not the connections.
+local function stub_status()
+    local n = counters.total()
+    ngx.header["Content-Type"] = "text/plain"
+    ngx.say("Active connections: 0 ")
+    ngx.say("server accepts handled requests")
+    ngx.say(" 0 0 ", n, " ")
+    ngx.say("Reading: 0 Writing: 0 Waiting: 0 ")
+end
+
+function _M.serve()
+    local method, uri = ngx.req.get_method(), ngx.var.uri
+    if method == "GET" then
+        if uri == "/health" then
+            return json.reply(200, { status = "ok" })
+        elseif uri == "/status" then
+            return status()
+        elseif uri == "/backends" then
+            return json.reply(200, backends.list())
+        elseif uri == "/certificates" then
+            return json.reply(200, certs.list())
+        elseif uri == "/counters" then
+            return json.reply(200, counters.snapshot())
+        elseif uri == "/stub_status" then
+            return stub_status()
+        end
+        local name = uri:match("^/backends/([^/]+)$")
+        if name then
+            local raw = backends.one(name)
+            if not raw then
+                return json.fail(404, "backend " .. name .. " has not been pushed")
+            end
+            return json.reply(200, raw)
+        end
+    elseif method == "POST" then
+        if uri == "/backends" then
+            return push(backends, "backends")
+        elseif uri == "/certificates" then
+            return push(certs, "certificates")
+        end
+    end
+    return json.fail(404, "no such admin resource: " .. method .. " " .. uri)
+end
+
+return _M

@@ -1,0 +1,228 @@
+-- restyplane.backends keeps backends in the shared dict and a decoded, ready-to-balance
+-- copy in each worker. Workers never poll: each request compares the backend's version in
+-- the shared dict with the cached copy and decodes again only when it changed, so a push
+-- reaches traffic on the next request without a reload or a timer.
+local json = require("restyplane.json")
+local rr = require("restyplane.rr")
+local ewma = require("restyplane.ewma")
+local chash = require("restyplane.chash")
+
+local dict = ngx.shared.restyplane_backends
+local _M = {}
+
+-- cache maps a backend name to its decoded form in this worker.
+local cache = {}
+
+local units = { ms = 0.001, s = 1, m = 60, h = 3600 }
+
+-- seconds reads an nginx duration ("500ms", "5s") as seconds, nil when absent or invalid.
+local function seconds(d)
+    if type(d) ~= "string" then
+        return nil
+    end
+    local n, unit = d:match("^(%d+)(%a+)$")
+    if not n or not units[unit] or tonumber(n) == 0 then
+        return nil
+    end
+    return tonumber(n) * units[unit]
+end
+
+local function header_var(name)
+    return "http_" .. name:lower():gsub("-", "_")
+end
+
+local function table_or_nil(v)
+    if type(v) == "table" then
+        return v
+    end
+    return nil
+end
+
+-- build turns a stored backend into the form the balancer uses.
+local function build(b)
+    local peers, by_cookie = {}, {}
+    for _, e in ipairs(table_or_nil(b.endpoints) or {}) do
+        local w = tonumber(e.weight) or 1
+        if w < 1 then
+            w = 1
+        end
+        local id = e.address .. ":" .. e.port
+        -- nginx parses the peer as a URL, so an IPv6 address needs its brackets.
+        local host = e.address:find(":", 1, true) and "[" .. e.address .. "]" or e.address
+        local p = { host = host, port = tonumber(e.port), weight = w, id = id,
+                    cookie = ngx.md5(id):sub(1, 16) }
+        peers[#peers + 1] = p
+        by_cookie[p.cookie] = p
+    end
+    local inst = { name = b.name, version = b.version, peers = peers, by_cookie = by_cookie,
+                   retries = tonumber(b.retries) or 0 }
+    if b.loadBalance == "ewma" then
+        inst.balancer = ewma.new(peers)
+    elseif b.loadBalance == "chash" and type(b.hashBy) == "string" then
+        inst.balancer = chash.new(peers)
+        inst.hash_var = b.hashBy:sub(2)
+    else
+        inst.balancer = rr.new(peers)
+    end
+    local t = table_or_nil(b.timeouts)
+    if t then
+        inst.timeouts = { connect = seconds(t.connect), send = seconds(t.send), read = seconds(t.read) }
+    end
+    local a = table_or_nil(b.affinity)
+    if a and type(a.cookie) == "string" then
+        inst.affinity = a.cookie
+    end
+    local c = table_or_nil(b.canary)
+    if c and type(c.backend) == "string" then
+        inst.canary = {
+            backend = c.backend,
+            weight = tonumber(c.weight) or 0,
+            header_var = type(c.header) == "string" and c.header ~= "" and header_var(c.header) or nil,
+            header_value = type(c.headerValue) == "string" and c.headerValue ~= "" and c.headerValue or nil,
+            cookie_var = type(c.cookie) == "string" and c.cookie ~= "" and "cookie_" .. c.cookie or nil,
+        }
+    end
+    return inst
+end
+
+-- get returns the worker's copy of a backend, decoding it again only when the version in
+-- the shared dict moved.
+function _M.get(name)
+    local ver = dict:get("v:" .. name)
+    if not ver then
+        cache[name] = nil
+        return nil
+    end
+    local c = cache[name]
+    if c and c.version == ver then
+        return c
+    end
+    local raw = dict:get("b:" .. name)
+    local b = raw and json.decode(raw)
+    if type(b) ~= "table" then
+        ngx.log(ngx.ERR, "restyplane: backend ", name, " does not decode")
+        return nil
+    end
+    -- The body carries its own version: if a push landed between the two reads, the
+    -- cache holds the newer body under its own version and the next request agrees.
+    c = build(b)
+    cache[name] = c
+    return c
+end
+
+local function valid_name(n)
+    return type(n) == "string" and #n <= 128 and n:match("^[a-z0-9][a-z0-9._-]*$") ~= nil
+end
+
+-- check refuses a pushed backend the balancer could not use.
+local function check(b)
+    if type(b) ~= "table" or not valid_name(b.name) then
+        return "a backend needs a valid name"
+    end
+    if b.endpoints ~= nil and b.endpoints ~= json.null and type(b.endpoints) ~= "table" then
+        return "backend " .. b.name .. ": endpoints must be a list"
+    end
+    for _, e in ipairs(table_or_nil(b.endpoints) or {}) do
+        if type(e) ~= "table" or type(e.address) ~= "string" or e.address == ""
+                or type(e.port) ~= "number" or e.port < 1 or e.port > 65535 then
+            return "backend " .. b.name .. ": each endpoint needs an address and a port"
+        end
+    end
+    return nil
+end
+
+-- names lists the stored backends.
+local function names()
+    local out = {}
+    for _, k in ipairs(dict:get_keys(0)) do
+        if k:sub(1, 2) == "v:" then
+            out[#out + 1] = k:sub(3)
+        end
+    end
+    table.sort(out)
+    return out
+end
+
+local function delete(name)
+    dict:delete("v:" .. name)
+    dict:delete("b:" .. name)
+end
+
+-- put stores backends stamped with version and deletes the named ones; with replace, it
+-- deletes every other backend too (the full push after a restart). The body goes in
+-- before the version, so a reader that sees the new version finds the new body.
+function _M.put(version, list, deleted, replace)
+    for _, b in ipairs(list) do
+        local err = check(b)
+        if err then
+            return nil, err
+        end
+    end
+    if replace then
+        local keep = {}
+        for _, b in ipairs(list) do
+            keep[b.name] = true
+        end
+        for _, n in ipairs(names()) do
+            if not keep[n] then
+                delete(n)
+            end
+        end
+    end
+    for _, b in ipairs(list) do
+        b.version = version
+        if type(b.endpoints) ~= "table" or #b.endpoints == 0 then
+            b.endpoints = nil
+        end
+        local ok, err = dict:safe_set("b:" .. b.name, json.encode(b))
+        if ok then
+            ok, err = dict:safe_set("v:" .. b.name, version)
+        end
+        if not ok then
+            return nil, "store backend " .. b.name .. ": " .. tostring(err)
+        end
+    end
+    for _, n in ipairs(deleted) do
+        if type(n) == "string" then
+            delete(n)
+        end
+    end
+    return _M.set_version(version)
+end
+
+-- set_version records the version of the last push, which /status reports so that the
+-- applier can tell a restarted (empty) instance from one that is up to date.
+function _M.set_version(version)
+    local ok, err = dict:safe_set("meta:version", version)
+    if not ok then
+        return nil, "store version: " .. tostring(err)
+    end
+    return true
+end
+
+function _M.version()
+    return dict:get("meta:version") or 0
+end
+
+function _M.count()
+    return #names()
+end
+
+-- one returns a stored backend as JSON, or nil.
+function _M.one(name)
+    return dict:get("b:" .. name)
+end
+
+-- list returns every stored backend as one JSON array.
+function _M.list()
+    local items = {}
+    for _, n in ipairs(names()) do
+        local raw = dict:get("b:" .. n)
+        if raw then
+            items[#items + 1] = raw
+        end
+    end
+    return json.array(items)
+end
+
+return _M

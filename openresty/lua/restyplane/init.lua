@@ -1,0 +1,36 @@
+-- restyplane.init runs in the master when nginx loads a conf (init_by_lua) and in each
+-- worker as it starts (init_worker_by_lua).
+local _M = {}
+
+local conf = { generation = "" }
+
+-- init records the conf's generation and loads every module now, in the master, so that
+-- workers (which may run as an unprivileged user) never need to read a Lua file.
+function _M.init(c)
+    conf.generation = c.generation or ""
+    require("cjson.safe")
+    require("ngx.balancer")
+    require("ngx.ssl")
+    require("restyplane.json")
+    require("restyplane.rr")
+    require("restyplane.ewma")
+    require("restyplane.chash")
+    require("restyplane.backends")
+    require("restyplane.balancer")
+    require("restyplane.certs")
+    require("restyplane.counters")
+    require("restyplane.admin")
+end
+
+-- init_worker seeds each worker differently: forked workers would otherwise share one
+-- random sequence, and canary splits and EWMA's two choices would move in lockstep.
+function _M.init_worker()
+    math.randomseed(ngx.now() * 1000 + ngx.worker.pid())
+end
+
+-- generation is the generation of the conf this worker runs.
+function _M.generation()
+    return conf.generation
+end
+
+return _M

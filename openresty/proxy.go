@@ -1,0 +1,36 @@
+package openresty
+
+import (
+	"context"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Render returns the nginx.conf for cfg on this instance, stamped with generation.
+func (in *Instance) Render(cfg api.Config, generation string) ([]byte, error) {
+	return Render(cfg, in.opts.RenderOptions(generation))
+}
+
+// Push sends a dynamic update to the admin endpoint, stamped with version: certificates
+// first, so that a backend never routes a TLS server whose certificate is not there yet.
+// A full push replaces everything the instance holds.
+func (in *Instance) Push(ctx context.Context, version int64, p Push) error {
+	if p.Full || len(p.Certificates)+len(p.DeletedCerts) > 0 {
+		if err := in.admin.PushCertificates(ctx, version, p.Certificates, p.DeletedCerts, p.Full); err != nil {
+			return err
+		}
+	}
+	if p.Full || len(p.Backends)+len(p.DeletedBackends) > 0 {
+		if err := in.admin.PushBackends(ctx, version, p.Backends, p.DeletedBackends, p.Full); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Counters returns the cumulative request and 5xx counts per server.
+func (in *Instance) Counters(ctx context.Context) (map[string]Counter, error) {
+	return in.admin.Counters(ctx)
+}
+
+var _ Proxy = (*Instance)(nil)

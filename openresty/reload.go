@@ -1,0 +1,183 @@
+package openresty
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Test runs nginx -t on conf with the files of certs, in a throwaway directory: nothing
+// that runs is touched. The error carries nginx's own text.
+func (in *Instance) Test(ctx context.Context, conf []byte, certs []api.Certificate) error {
+	if err := in.l.prepare(); err != nil {
+		return fmt.Errorf("prepare prefix %s: %w", in.l, err)
+	}
+	dir, err := in.l.newConfDir(conf, certs, true)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	return in.test(ctx, dir)
+}
+
+// test runs nginx -t on the conf in dir.
+func (in *Instance) test(ctx context.Context, dir string) error {
+	cmd := exec.CommandContext(ctx, in.opts.Binary, "-t", "-q", "-p", string(in.l)+"/", "-c", filepath.Join(dir, "nginx.conf"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		text := strings.TrimSpace(string(out))
+		if text == "" {
+			text = err.Error()
+		}
+		return fmt.Errorf("nginx -t: %s", text)
+	}
+	return nil
+}
+
+// Reload brings in conf (with the files of certs) as generation: it writes them to a new
+// directory, runs nginx -t, swaps the conf symlink atomically (the previous directory
+// stays), signals the master, and waits until the admin endpoint reports the new
+// generation. If any step fails, the previous conf goes back (and the master is signalled
+// again if it may have loaded the new one), and the error carries nginx's own text.
+func (in *Instance) Reload(ctx context.Context, conf []byte, certs []api.Certificate, generation string) error {
+	if generation == "" {
+		return errors.New("reload: a generation is needed to confirm the reload")
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.state != StateRunning && in.state != StateAttached {
+		return fmt.Errorf("reload: nginx is %s", in.state)
+	}
+	dir, err := in.l.newConfDir(conf, certs, false)
+	if err != nil {
+		return err
+	}
+	if err := in.test(ctx, dir); err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
+	prev, prevGen := in.l.current(), in.gen
+	if err := in.l.link(dir); err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
+	logStart := fileSize(in.l.errorLog())
+	err = in.hup()
+	if err == nil {
+		err = in.confirm(ctx, generation, logStart)
+	}
+	if err != nil {
+		in.restore(prev, prevGen)
+		os.RemoveAll(dir)
+		return fmt.Errorf("reload to generation %s: %w", generation, err)
+	}
+	in.gen = generation
+	in.l.prune(dir, prev)
+	return nil
+}
+
+// restore puts the previous conf back after a failed reload. If workers may run the new
+// conf (the admin endpoint does not report the previous generation), it reloads again.
+func (in *Instance) restore(prev, prevGen string) {
+	if prev == "" {
+		return
+	}
+	if err := in.l.link(prev); err != nil {
+		in.opts.Logger.Error("restore the previous nginx.conf", "err", err)
+		return
+	}
+	ctx := context.Background()
+	if st, err := in.admin.Status(ctx); err == nil && st.Generation == prevGen {
+		return
+	}
+	if err := in.hup(); err != nil {
+		in.opts.Logger.Error("reload the previous nginx.conf", "err", err)
+		return
+	}
+	if err := in.confirm(ctx, prevGen, fileSize(in.l.errorLog())); err != nil {
+		in.opts.Logger.Error("confirm the previous nginx.conf", "err", err)
+	}
+}
+
+// hup asks the master to reload its conf.
+func (in *Instance) hup() error {
+	if in.proc != nil {
+		return in.proc.signal(syscall.SIGHUP)
+	}
+	pid := in.l.runningPID()
+	if pid == 0 {
+		return errors.New("no nginx master runs with this prefix")
+	}
+	in.attachedPID = pid
+	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
+		return fmt.Errorf("signal nginx master %d: %w", pid, err)
+	}
+	return nil
+}
+
+// confirm waits until a worker reports generation. An [emerg] line that the master writes
+// to the error log after logStart means it refused the conf and keeps the old one (a port
+// that cannot be bound, say, which nginx -t does not check); that ends the wait at once.
+func (in *Instance) confirm(ctx context.Context, generation string, logStart int64) error {
+	ctx, cancel := context.WithTimeout(ctx, in.opts.ReloadTimeout)
+	defer cancel()
+	var last string
+	for {
+		st, err := in.admin.Status(ctx)
+		if err == nil && st.Generation == generation {
+			return nil
+		}
+		if err == nil {
+			last = fmt.Sprintf("workers still report generation %q", st.Generation)
+		} else {
+			last = err.Error()
+		}
+		if emerg := emergSince(in.l.errorLog(), logStart); emerg != "" {
+			return fmt.Errorf("nginx refused the conf: %s", emerg)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not confirmed within %s: %s", in.opts.ReloadTimeout, last)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// emergSince returns the [emerg] lines written to the log after offset.
+func emergSince(path string, offset int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return ""
+	}
+	var lines []string
+	s := bufio.NewScanner(io.LimitReader(f, 1<<20))
+	for s.Scan() {
+		if bytes.Contains(s.Bytes(), []byte("[emerg]")) {
+			lines = append(lines, s.Text())
+		}
+	}
+	return strings.Join(lines, "\n")
+}

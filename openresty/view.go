@@ -1,0 +1,167 @@
+package openresty
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// confView is what the template sees: every decision made, every value still raw so that
+// the template quotes it at the point of use.
+type confView struct {
+	RenderOptions
+	Paths       confPaths
+	S           api.Settings
+	Workers     string
+	TLS         bool
+	TLSPort     int
+	HashBucket  int
+	Servers     []serverView
+	LuaPathFull string
+	Upstream    string
+}
+
+// newConfView settles every decision the template would otherwise have to make.
+func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
+	if err := checkRenderOptions(opts); err != nil {
+		return nil, err
+	}
+	s := withDefaultSettings(cfg.Settings)
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	l := layout(opts.Prefix)
+	v := &confView{RenderOptions: opts, Paths: l.confPaths(), S: s, Workers: "auto", HashBucket: 64, Upstream: upstreamName}
+	if s.WorkerProcesses > 0 {
+		v.Workers = fmt.Sprint(s.WorkerProcesses)
+	}
+	v.TLSPort, _ = listenPort(opts.TLSListen)
+	v.LuaPathFull = l.luaDir() + "/?.lua;"
+	if opts.LuaPath != "" {
+		v.LuaPathFull += opts.LuaPath + ";"
+	}
+	v.LuaPathFull += ";" // ";;" keeps the binary's default path
+	certs := map[string]bool{}
+	for _, c := range cfg.Certificates {
+		certs[c.Name] = true
+	}
+	servers := append([]api.Server(nil), cfg.Servers...)
+	sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
+	for i := range servers {
+		srv := &servers[i]
+		srv.Normalize()
+		if err := srv.Validate(); err != nil {
+			return nil, fmt.Errorf("server %q: %w", srv.Name, err)
+		}
+		if srv.TLS != nil && !certs[srv.TLS.Certificate] {
+			return nil, fmt.Errorf("server %q: certificate %q is not in the config", srv.Name, srv.TLS.Certificate)
+		}
+		for _, h := range srv.Hostnames {
+			for v.HashBucket < len(h)+32 {
+				v.HashBucket *= 2
+			}
+		}
+	}
+	for _, g := range groupByHostnames(servers) {
+		sv := newServerView(g.servers, g.hostnames)
+		v.TLS = v.TLS || sv.TLS != ""
+		v.Servers = append(v.Servers, sv)
+	}
+	return v, nil
+}
+
+// confPaths are the absolute paths nginx.conf names.
+type confPaths struct {
+	Pid, Lock, ErrorLog, AccessLog, Socket, DefaultCert, DefaultKey string
+	ClientBody, Proxy, FastCGI, UWSGI, SCGI                         string
+}
+
+func (l layout) confPaths() confPaths {
+	return confPaths{Pid: l.pidFile(), Lock: l.lockFile(), ErrorLog: l.errorLog(), AccessLog: l.accessLog(),
+		Socket: "unix:" + l.socket(), DefaultCert: l.defaultCert(), DefaultKey: l.defaultKey(),
+		ClientBody: l.tmp("client_body"), Proxy: l.tmp("proxy"), FastCGI: l.tmp("fastcgi"),
+		UWSGI: l.tmp("uwsgi"), SCGI: l.tmp("scgi")}
+}
+
+// withDefaultSettings fills zero fields from api.DefaultSettings, as api documents. Booleans
+// are taken as they are: false is a choice, not an absence.
+func withDefaultSettings(s api.Settings) api.Settings {
+	d := api.DefaultSettings()
+	str := func(v *string, def string) {
+		if *v == "" {
+			*v = def
+		}
+	}
+	num := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	num(&s.WorkerConnections, d.WorkerConnections)
+	num(&s.KeepaliveRequests, d.KeepaliveRequests)
+	num(&s.UpstreamKeepalive, d.UpstreamKeepalive)
+	num(&s.RollbackMinRequests, d.RollbackMinRequests)
+	str(&s.KeepaliveTimeout, d.KeepaliveTimeout)
+	str(&s.ClientMaxBodySize, d.ClientMaxBodySize)
+	str(&s.ProxyConnectTimeout, d.ProxyConnectTimeout)
+	str(&s.ProxyReadTimeout, d.ProxyReadTimeout)
+	str(&s.ProxySendTimeout, d.ProxySendTimeout)
+	str(&s.LogFormat, d.LogFormat)
+	str(&s.RollbackWindow, d.RollbackWindow)
+	str(&s.MinReloadInterval, d.MinReloadInterval)
+	if len(s.GzipTypes) == 0 {
+		s.GzipTypes = d.GzipTypes
+	}
+	return s
+}
+
+// serverGroup is a set of hostnames claimed by the same api servers. nginx gives a
+// hostname to one server block only, while api lets servers share a hostname with
+// different paths (as Ingresses do), so each distinct set of owners becomes one block.
+// In the common case every api.Server is its own group.
+type serverGroup struct {
+	servers   []*api.Server
+	hostnames []string
+}
+
+func groupByHostnames(servers []api.Server) []serverGroup {
+	owners := map[string][]*api.Server{}
+	for i := range servers {
+		for _, h := range servers[i].Hostnames {
+			owners[h] = append(owners[h], &servers[i])
+		}
+	}
+	index := map[string]int{}
+	var groups []serverGroup
+	for i := range servers {
+		for _, h := range servers[i].Hostnames {
+			own := owners[h]
+			names := make([]string, len(own))
+			for j, s := range own {
+				names[j] = s.Name
+			}
+			key := strings.Join(names, " ")
+			n, ok := index[key]
+			if !ok {
+				n = len(groups)
+				index[key] = n
+				groups = append(groups, serverGroup{servers: own})
+			}
+			if !contains(groups[n].hostnames, h) {
+				groups[n].hostnames = append(groups[n].hostnames, h)
+			}
+		}
+	}
+	return groups
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
