@@ -20,6 +20,7 @@ class App {
     this.api = null;
     this.current = null; // {controller, cleanups}
     this.rendered = 0;
+    this.renders = 0;
     this.cspViolations = [];
   }
 
@@ -180,6 +181,10 @@ class App {
   }
 
   afterRender(focus) {
+    // A counter of finished renders lets browser tests wait for a view that replaced one
+    // with the same content.
+    this.renders += 1;
+    this.main.dataset.renders = String(this.renders);
     window.scrollTo(0, 0);
     if (!focus) return;
     // Moving focus to the new page's heading tells screen-reader users that the page

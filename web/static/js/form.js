@@ -49,7 +49,9 @@ export function errorSlot(path) {
 export function renumber(container, prefix) {
   [...container.children].forEach((row, i) => {
     const base = `${prefix}[${i}]`;
-    row.dataset.field = base;
+    // data-row, not data-field: a row whose one input is the row's own path (a hostname)
+    // must not shadow that input.
+    row.dataset.row = base;
     row.querySelectorAll('[data-sub]').forEach((el) => {
       const path = el.dataset.sub ? `${base}.${el.dataset.sub}` : base;
       if (el.classList.contains('field-error')) el.dataset.errorFor = path;
@@ -92,7 +94,7 @@ export function showError(form, err, extra) {
   let path = err.field || '';
   let target = null;
   while (path) {
-    target = form.querySelector(`[data-field="${esc(path)}"]`);
+    target = form.querySelector(`[data-field="${esc(path)}"]`) || form.querySelector(`[data-row="${esc(path)}"]`);
     if (target) break;
     path = parentPath(path);
   }

@@ -60,19 +60,31 @@ export async function renderOverview(ctx) {
     view.dataset.head = String(st.head);
     view.dataset.applied = String(st.applied);
     const inSync = Boolean(st.inSync);
-    const syncKey = inSync ? 'in_sync' : 'out_of_sync';
+    // api.Status: state is the OpenResty process state ("off" without OpenResty), instance
+    // its name; lastGood, watching and rejected tell where the applier stands.
+    const state = st.state || 'off';
+    const syncKey = st.rejected ? 'rejected' : inSync ? 'in_sync' : state === 'off' ? 'off' : 'out_of_sync';
     if (sync.dataset.state !== syncKey) {
       sync.dataset.state = syncKey;
-      replace(sync, badge(inSync ? 'in sync' : 'out of sync', inSync ? 'ok' : 'warn'));
+      replace(sync, { rejected: badge('rejected', 'bad'), in_sync: badge('in sync', 'ok'), out_of_sync: badge('out of sync', 'warn'), off: badge('not applied', 'muted') }[syncKey]);
     }
-    setText(syncNote, inSync ? 'OpenResty runs the head revision.' : st.applied ? `OpenResty runs #${st.applied}; head is #${st.head}.` : 'Nothing applied yet.');
-    const instance = st.instance || {};
-    const state = instance.state || 'off';
+    let note = 'Nothing applied yet.';
+    if (st.rejected) note = `nginx refused head #${st.rejected}; OpenResty keeps serving #${st.applied}.`;
+    else if (inSync) note = 'OpenResty runs the head revision.';
+    else if (state === 'off') note = 'No OpenResty to apply to.';
+    else if (st.applied) note = `OpenResty runs #${st.applied}; head is #${st.head}.`;
+    setText(syncNote, note);
     if (inst.dataset.state !== state) {
       inst.dataset.state = state;
-      replace(inst, badge(state, { running: 'ok', attached: 'ok', starting: 'warn', stopped: 'bad', off: 'muted' }[state]));
+      replace(inst, badge(state, { running: 'ok', attached: 'ok', starting: 'warn', restarting: 'warn', stopped: 'bad', off: 'muted' }[state]));
     }
-    setText(instNote, instance.pid ? `pid ${instance.pid}` : state === 'off' ? 'No OpenResty is managed by this restyplane.' : '');
+    const notes = [];
+    if (state === 'off') notes.push('restyplane runs without OpenResty.');
+    else if (st.instance) notes.push(`instance ${st.instance}`);
+    if (st.watching) notes.push(`watching #${st.watching} after its apply`);
+    if (st.rejected) notes.push(`head #${st.rejected} was rejected by nginx`);
+    if (st.lastGood) notes.push(`last good #${st.lastGood}`);
+    setText(instNote, notes.join(' · '));
 
     if (st.head !== seenHead) {
       const [cfg, revs] = await Promise.all([
