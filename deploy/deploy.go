@@ -1,0 +1,21 @@
+// Package deploy holds the manifests that run restyplane in a cluster: the namespace, the
+// RBAC with the fewest verbs that work, the IngressClass, the Deployment running OpenResty
+// and restyplane together, and the proxy's Service.
+package deploy
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed *.yaml
+var manifests embed.FS
+
+// Manifests returns the YAML files of this directory.
+func Manifests() fs.FS { return manifests }
+
+// Files lists the manifests in the order they apply: the namespace first, since the others
+// live in it.
+func Files() []string {
+	return []string{"namespace.yaml", "rbac.yaml", "ingressclass.yaml", "deployment.yaml", "service.yaml"}
+}
