@@ -109,6 +109,7 @@ func TestUI(t *testing.T) {
 	if strings.Contains(csp, "unsafe-inline") {
 		t.Fatalf("UI CSP %q allows inline script", csp)
 	}
+	e.must(http.StatusOK, req{method: "HEAD", path: "/"})
 	res = e.must(http.StatusOK, req{method: "GET", path: "/js/app.js"})
 	if got := res.header.Get("X-Content-Type-Options"); got != "nosniff" {
 		t.Fatalf("X-Content-Type-Options = %q, want nosniff", got)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/restyplane/restyplane/api"
@@ -74,7 +75,8 @@ func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closing) }) }
 
 func (s *Server) routes(opts Options) chi.Router {
 	r := chi.NewRouter()
-	r.Use(withRequestID, s.metrics.instrument, s.recoverer)
+	// GetHead answers HEAD with the GET route, for the UI's files and the health checks.
+	r.Use(withRequestID, s.metrics.instrument, s.recoverer, middleware.GetHead)
 	r.NotFound(s.handle(notFound))
 	r.MethodNotAllowed(s.handle(methodNotAllowed))
 
