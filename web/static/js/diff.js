@@ -188,7 +188,7 @@ export function diffView(diff, opts = {}) {
   const fromLabel = opts.fromLabel || `Revision #${diff.from}`;
   const toLabel = opts.toLabel || `Revision #${diff.to}`;
   const summary = entries.length
-    ? `${plural(entries.length, 'object')} differ between ${fromLabel} and ${toLabel}: ${parts.join(', ')}.`
+    ? `${plural(entries.length, 'object')} ${entries.length === 1 ? 'differs' : 'differ'} between ${fromLabel} and ${toLabel}: ${parts.join(', ')}.`
     : `${fromLabel} and ${toLabel} have the same state.`;
   const wrap = h('div', { class: 'diff', testid: 'diff-view', dataset: { from: diff.from, to: diff.to } },
     h('p', { class: 'diff-summary', testid: 'diff-summary' }, summary));

@@ -20,6 +20,8 @@ function applyIndex(items) {
 function applyBadge(rev, applies, status) {
   const a = applies.get(rev.id);
   if (a) return badge(a.outcome, undefined, { testid: 'revision-outcome', title: `${humanize(a.mode)} apply, ${ms(a.durationMs)}${a.error ? ': ' + a.error : ''}` });
+  // Without OpenResty nothing is ever applied, and saying so on every revision is noise.
+  if (status.state === 'off') return null;
   if (!status.applied) return badge('not applied', 'muted', { testid: 'revision-outcome' });
   if (rev.id > status.applied) return badge('pending', 'warn', { testid: 'revision-outcome' });
   return badge('superseded', 'muted', { testid: 'revision-outcome', title: 'Applied together with a later revision' });

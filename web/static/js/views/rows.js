@@ -7,7 +7,8 @@ import { renumber, errorSlot } from '../form.js';
  * rowList returns {el, list, add} for rows under the API path prefix. makeRow(value) builds
  * one row's inputs; each row gets a remove button labelled with its position.
  */
-export function rowList({ prefix, legend, makeRow, values, addLabel, noun, min = 0, testid, hint }) {
+export function rowList({ prefix, legend, makeRow, values, addLabel, noun, min = 0, testid, hint, inline }) {
+  const Noun = noun[0].toUpperCase() + noun.slice(1);
   const list = h('div', { class: 'rows', testid: testid + '-rows' });
   const addBtn = h('button', { type: 'button', class: 'btn btn-secondary btn-small', testid: 'add-' + testid }, addLabel);
   const fs = h('fieldset', { class: 'fieldset', dataset: { field: prefix } },
@@ -21,6 +22,7 @@ export function rowList({ prefix, legend, makeRow, values, addLabel, noun, min =
     renumber(list, prefix);
     const rows = [...list.children];
     rows.forEach((row, i) => {
+      row.setAttribute('aria-label', `${Noun} ${i + 1}`);
       const rm = row.querySelector('.row-remove');
       rm.setAttribute('aria-label', `Remove ${noun} ${i + 1}`);
       rm.disabled = rows.length <= min;
@@ -28,10 +30,12 @@ export function rowList({ prefix, legend, makeRow, values, addLabel, noun, min =
   };
   const add = (value, focus) => {
     const remove = h('button', { type: 'button', class: 'btn btn-quiet btn-small row-remove', testid: 'remove-' + testid }, 'Remove');
-    const row = h('div', { class: 'row', role: 'group', testid: testid + '-row' },
-      h('p', { class: 'row-title', dataset: { rowLabel: noun[0].toUpperCase() + noun.slice(1) } }),
+    // A row of several fields is titled ("Endpoint 2") with its remove button beside the
+    // title; a one-field row (inline) puts the button beside its input instead.
+    const row = h('div', { class: ['row', inline && 'row-inline'], role: 'group', testid: testid + '-row' },
+      inline ? null : h('div', { class: 'row-head' }, h('p', { class: 'row-title', dataset: { rowLabel: Noun } }), remove),
       h('div', { class: 'row-fields' }, makeRow(value || {})),
-      h('div', { class: 'row-end' }, remove),
+      inline ? h('div', { class: 'row-end' }, remove) : null,
       h('p', { class: 'field-error', hidden: true, dataset: { sub: '' } }));
     remove.addEventListener('click', () => {
       const next = row.nextElementSibling || row.previousElementSibling;
@@ -42,7 +46,6 @@ export function rowList({ prefix, legend, makeRow, values, addLabel, noun, min =
     });
     list.append(row);
     sync();
-    row.setAttribute('aria-label', row.querySelector('.row-title').textContent);
     if (focus) row.querySelector('input, select').focus();
     return row;
   };

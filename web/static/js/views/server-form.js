@@ -37,7 +37,13 @@ export async function renderServerForm(ctx) {
     min: 1,
     hint: 'DNS names this server answers, lowercase; a wildcard may be the whole first label (*.example.com) or last label (www.example.*).',
     values: (s.hostnames && s.hostnames.length ? s.hostnames : ['']).map((x) => ({ host: x })),
-    makeRow: (v) => [field({ label: 'Hostname', input: input({ value: v.host || '', placeholder: 'shop.example.com', autocapitalize: 'none', class: 'input-host' }), sub: '', testid: 'hostname-input' })],
+    inline: true,
+    makeRow: (v) => {
+      const f = field({ label: 'Hostname', input: input({ value: v.host || '', placeholder: 'shop.example.com', autocapitalize: 'none', class: 'input-host' }), sub: '', testid: 'hostname-input' });
+      // renumber() labels it "Hostname 1", "Hostname 2", …
+      f.querySelector('label').dataset.rowLabel = 'Hostname';
+      return f;
+    },
   });
   // A hostname row's input is the row's own path (hostnames[0]), not a sub-field.
   const backendOptions = (current) => [['', backendNames.length ? 'Choose a backend' : 'Create a backend first'], ...backendNames.map((n) => [n, n]),

@@ -1,0 +1,46 @@
+package web_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var docsDir = flag.String("docs", "", "also write the README's screenshots (overview.png, diff.png, overview-phone.png) into this directory, e.g. ../docs")
+
+// The README shows the overview and a diff. This test draws them from a real restyplane
+// with a realistic history; with -docs it writes them where the README links them.
+func TestScreenshotsForTheREADME(t *testing.T) {
+	rp := startRestyplane(t)
+	seedShop(rp)
+	dir := *docsDir
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	b := newBrowser(t, rp.url, 1280, 860)
+	b.signIn(adminSecret)
+	b.waitText(tid("ov-count-backends"), "3")
+	b.waitText(tid("ov-head"), "#6")
+	b.hideNotices()
+	b.screenshot(filepath.Join(dir, "overview.png"), "overview")
+
+	b.route("#/diff?from=5&to=6", tid("diff-view"))
+	b.hideNotices()
+	b.screenshot(filepath.Join(dir, "diff.png"), "diff of revision 5 to 6")
+
+	phone := newBrowser(t, rp.url, 390, 844)
+	phone.signIn(adminSecret)
+	phone.waitText(tid("ov-count-backends"), "3")
+	phone.hideNotices()
+	phone.screenshot(filepath.Join(dir, "overview-phone.png"), "overview on a phone")
+}
+
+// hideNotices hides the status messages, which would cover part of a screenshot.
+func (b *browser) hideNotices() {
+	b.t.Helper()
+	evalJS[bool](b, `(document.querySelectorAll('.notice').forEach((n) => { n.hidden = true; }), true)`)
+}
