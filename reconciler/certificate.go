@@ -17,6 +17,14 @@ func certificateFor(namespace, name string, snap *Snapshot) (*api.Certificate, e
 	if s == nil {
 		return nil, fmt.Errorf("TLS Secret %s not found", key)
 	}
+	return snap.cache.certsMemo().get(key, string(s.UID)+"/"+s.ResourceVersion, func() (*api.Certificate, error) {
+		return certificateOf(namespace, name, s)
+	})
+}
+
+// certificateOf translates a TLS Secret into a certificate, validating it.
+func certificateOf(namespace, name string, s *corev1.Secret) (*api.Certificate, error) {
+	key := namespace + "/" + name
 	crt, k := s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]
 	if len(crt) == 0 || len(k) == 0 {
 		return nil, fmt.Errorf("Secret %s has no %s and %s", key, corev1.TLSCertKey, corev1.TLSPrivateKeyKey)

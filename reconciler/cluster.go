@@ -118,7 +118,7 @@ func (c *cluster) shutdown() {
 
 // snapshot reads, from the caches, the Ingresses of the controller's classes and what they
 // reference.
-func (c *cluster) snapshot(controller string) (*Snapshot, error) {
+func (c *cluster) snapshot(controller string, cache *translationCache) (*Snapshot, error) {
 	classes, err := c.classes.List(labels.Everything())
 	if err != nil {
 		return nil, fmt.Errorf("list ingressclasses: %w", err)
@@ -129,6 +129,7 @@ func (c *cluster) snapshot(controller string) (*Snapshot, error) {
 		return nil, fmt.Errorf("list ingresses: %w", err)
 	}
 	snap := NewSnapshot()
+	snap.cache = cache
 	for _, ing := range ings {
 		if !owned.owns(ing) {
 			continue

@@ -156,3 +156,6 @@ func revisions(t *testing.T, st *store.Store) int64 {
 	}
 	return n
 }
+
+// The store is what the reconciler writes to in restyplane serve.
+var _ reconciler.Store = (*store.Store)(nil)

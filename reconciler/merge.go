@@ -12,6 +12,7 @@ import (
 // merge brings the Ingresses' plans together, oldest first, under the rules of Translate.
 type merge struct {
 	t      *Translation
+	head   *api.State
 	res    reserved
 	claims map[string]*claim // by claim key
 	hosts  map[string]*hostBuild
@@ -154,7 +155,10 @@ func (m *merge) attachCanary(p *plan) {
 			}
 			continue
 		}
-		main.Canary = &want
+		// The backend may belong to a cached plan, which is shared: change a copy.
+		split := *main
+		split.Canary = &want
+		m.t.Backends[main.Name] = &split
 		m.canaryBy[main.Name] = p.ing
 		m.addBackend(p, want.Backend)
 		rep.Applied = true
@@ -163,22 +167,25 @@ func (m *merge) attachCanary(p *plan) {
 
 // chooseTLS gives each host the certificate of the oldest Ingress with a TLS entry for it.
 func (m *merge) chooseTLS(mains []*plan) {
-	for _, host := range sortedKeys(m.hosts) {
-		hb := m.hosts[host]
-		var by *plan
-		for _, p := range mains {
-			cert, ok := p.tls[host]
-			if !ok {
-				continue
+	byHost := map[string][]*plan{}
+	for _, p := range mains {
+		for h := range p.tls {
+			if m.hosts[h] != nil {
+				byHost[h] = append(byHost[h], p)
 			}
-			if by == nil {
-				by = p
-				hb.tls = &api.ServerTLS{Certificate: cert, Redirect: p.ann.sslRedirect}
-				m.t.Certificates[cert] = p.certs[cert]
-			} else if cert != hb.tls.Certificate || p.ann.sslRedirect != hb.tls.Redirect {
+		}
+	}
+	for _, host := range sortedKeys(byHost) {
+		hb, ps := m.hosts[host], byHost[host]
+		by := ps[0]
+		cert := by.tls[host]
+		hb.tls = &api.ServerTLS{Certificate: cert, Redirect: by.ann.sslRedirect}
+		m.t.Certificates[cert] = by.certs[cert]
+		for _, p := range ps[1:] {
+			if p.tls[host] != cert || p.ann.sslRedirect != hb.tls.Redirect {
 				m.t.Reports[ingressKey(p.ing)].warn(ReasonConflict,
 					"TLS for host %s is not applied: older Ingress %s's TLS entry (certificate %s, ssl-redirect %t) serves it",
-					host, ingressKey(by.ing), hb.tls.Certificate, hb.tls.Redirect)
+					host, ingressKey(by.ing), cert, hb.tls.Redirect)
 			}
 		}
 	}
@@ -202,6 +209,11 @@ func (m *merge) buildServers() {
 			return a.Match < b.Match
 		})
 		srv.Normalize()
+		// A server the store already holds as it is was valid when it was written.
+		if cur := m.head.Servers[srv.Name]; cur != nil && cur.Source.Kind == api.SourceKubernetes && sameServer(cur, srv) {
+			m.t.Servers[srv.Name] = srv
+			continue
+		}
 		if err := srv.Validate(); err != nil {
 			m.t.Reports[ingressKey(hb.source)].warn(ReasonConflict, "server for host %s is not applied: %v", host, err)
 			continue

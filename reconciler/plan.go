@@ -11,9 +11,8 @@ import (
 // plan is one Ingress translated on its own, before it meets the other Ingresses and the
 // REST objects: the backends it uses, the locations it claims, its TLS hosts.
 type plan struct {
-	ing  *networkingv1.Ingress
-	snap *Snapshot
-	ann  annotations
+	ing *networkingv1.Ingress
+	ann annotations
 	// backends by name, with the Ingress's backend annotations applied.
 	backends map[string]*api.Backend
 	routes   []route
@@ -33,13 +32,24 @@ type route struct {
 	loc  api.Location
 }
 
+// planFor returns the Ingress's plan, from the cache when nothing it is computed from has
+// changed since the last sync. A cached plan is shared and never modified.
+func planFor(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
+	var secrets []string
+	for _, t := range ing.Spec.TLS {
+		secrets = append(secrets, ing.Namespace+"/"+t.SecretName)
+	}
+	version := string(ing.UID) + "/" + planVersion(ing, ingressServiceKeys(ing), secrets, snap)
+	return snap.cache.plansMemo().get(ingressKey(ing), version, func() (*plan, error) { return planIngress(ing, snap) })
+}
+
 // planIngress translates one Ingress. An error means it cannot be translated at all.
 func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	ann, err := parseAnnotations(ing.Annotations)
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{ing: ing, snap: snap, ann: ann, backends: map[string]*api.Backend{},
+	p := &plan{ing: ing, ann: ann, backends: map[string]*api.Backend{},
 		tls: map[string]string{}, certs: map[string]*api.Certificate{}}
 	var hosts []string
 	for i, rule := range ing.Spec.Rules {
@@ -54,7 +64,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 			continue
 		}
 		for j, path := range rule.HTTP.Paths {
-			name, err := p.backend(&path.Backend)
+			name, err := p.backend(&path.Backend, snap)
 			if err != nil {
 				return nil, fmt.Errorf("rules[%d].paths[%d]: %w", i, j, err)
 			}
@@ -66,7 +76,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 		}
 	}
 	if db := ing.Spec.DefaultBackend; db != nil {
-		name, err := p.backend(db)
+		name, err := p.backend(db, snap)
 		if err != nil {
 			return nil, fmt.Errorf("defaultBackend: %w", err)
 		}
@@ -101,7 +111,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 }
 
 // backend adds the backend an Ingress backend names and returns its name.
-func (p *plan) backend(b *networkingv1.IngressBackend) (string, error) {
+func (p *plan) backend(b *networkingv1.IngressBackend, snap *Snapshot) (string, error) {
 	if b.Service == nil {
 		return "", fmt.Errorf("only Service backends are supported, not resource backends")
 	}
@@ -109,7 +119,7 @@ func (p *plan) backend(b *networkingv1.IngressBackend) (string, error) {
 	if _, ok := p.backends[name]; ok {
 		return name, nil
 	}
-	be, warning, err := backendFor(p.ing.Namespace, b.Service, p.snap)
+	be, warning, err := backendFor(p.ing.Namespace, b.Service, snap)
 	if err != nil {
 		return "", err
 	}

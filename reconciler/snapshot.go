@@ -15,6 +15,8 @@ type Snapshot struct {
 	Services map[string]*corev1.Service
 	Slices   map[string][]*discoveryv1.EndpointSlice
 	Secrets  map[string]*corev1.Secret
+	// cache, when set, remembers translations from one sync to the next.
+	cache *translationCache
 }
 
 // NewSnapshot returns an empty snapshot.

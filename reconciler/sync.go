@@ -29,6 +29,7 @@ func (r *Reconciler) lead(ctx context.Context) error {
 		return err
 	}
 	rep := newReporter(r.client, r.opts.StatusAddress, r.log)
+	memo := newTranslationCache()
 	c.start(ctx.Done())
 	defer func() {
 		cancel()
@@ -45,20 +46,20 @@ func (r *Reconciler) lead(ctx context.Context) error {
 		queue.ShutDown()
 	}()
 	queue.Add(syncKey)
-	for r.next(ctx, c, rep, queue) {
+	for r.next(ctx, c, rep, memo, queue) {
 	}
 	return nil
 }
 
 // next runs one sync from the queue; it returns false when the queue shuts down.
-func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, queue workqueue.TypedRateLimitingInterface[string]) bool {
+func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, cache *translationCache, queue workqueue.TypedRateLimitingInterface[string]) bool {
 	key, shutdown := queue.Get()
 	if shutdown {
 		return false
 	}
 	defer queue.Done(key)
 	start := time.Now()
-	rev, wrote, err := r.sync(ctx, c, rep)
+	rev, wrote, err := r.sync(ctx, c, rep, cache)
 	took := time.Since(start)
 	r.update(func(s *Stats) {
 		s.Syncs++
@@ -85,11 +86,12 @@ func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, queue 
 
 // sync rebuilds the kubernetes-owned objects from the caches and writes what differs from
 // the head as one revision. It returns the revision the Ingresses are applied at.
-func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter) (rev int64, wrote bool, err error) {
-	snap, err := c.snapshot(r.opts.Controller)
+func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, cache *translationCache) (rev int64, wrote bool, err error) {
+	snap, err := c.snapshot(r.opts.Controller, cache)
 	if err != nil {
 		return 0, false, err
 	}
+	defer cache.rotate()
 	head := r.store.Head()
 	t := Translate(snap, head)
 	muts := mutations(t, head)

@@ -38,6 +38,9 @@ type Translation struct {
 //   - A canary Ingress attaches its backend to the backend that routes the same host+path
 //     (which, being one per Service port, splits that Service port's traffic everywhere).
 func Translate(snap *Snapshot, head *api.State) *Translation {
+	if head == nil {
+		head = api.NewState()
+	}
 	t := &Translation{
 		Backends:     map[string]*api.Backend{},
 		Servers:      map[string]*api.Server{},
@@ -46,13 +49,13 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	}
 	ings := append([]*networkingv1.Ingress(nil), snap.Ingresses...)
 	sort.Slice(ings, func(i, j int) bool { return older(ings[i], ings[j]) })
-	m := &merge{t: t, res: reservedBy(head), claims: map[string]*claim{}, hosts: map[string]*hostBuild{},
+	m := &merge{t: t, head: head, res: reservedBy(head), claims: map[string]*claim{}, hosts: map[string]*hostBuild{},
 		balancedBy: map[string]*networkingv1.Ingress{}, canaryBy: map[string]*networkingv1.Ingress{}}
 	var mains, canaries []*plan
 	for _, ing := range ings {
 		rep := &Report{Ingress: ing}
 		t.Reports[ingressKey(ing)] = rep
-		p, err := planIngress(ing, snap)
+		p, err := planFor(ing, snap)
 		if err != nil {
 			reason := ReasonSkipped
 			if errors.Is(err, errSnippet) {
