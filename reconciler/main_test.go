@@ -125,6 +125,7 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 func (f *fixture) event(t *testing.T, name, reason string) corev1.Event {
 	t.Helper()
 	var found corev1.Event
+	defer func(start time.Time) { t.Logf("event %s on %s after %v", reason, name, time.Since(start)) }(time.Now())
 	waitFor(t, 10*time.Second, "event "+reason+" on "+name, func() bool {
 		for _, e := range f.c.Events(t, f.ns, name) {
 			if e.Reason == reason {

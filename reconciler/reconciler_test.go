@@ -120,6 +120,9 @@ func TestBadIngressesAreReported(t *testing.T) {
 	snippet := kubetest.Ingress(f.ns, "snippet", f.class, kubetest.Path{Host: "snippet.example.com", Path: "/", Service: "web", Port: 80})
 	snippet.Annotations = map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "return 200 'owned';"}
 	f.c.Create(t, good, bad, snippet)
+	// The same host and path, created later: the older Ingress keeps it.
+	time.Sleep(1100 * time.Millisecond) // creationTimestamp has a resolution of one second
+	f.c.Create(t, kubetest.Ingress(f.ns, "copy", f.class, kubetest.Path{Host: "good.example.com", Path: "/", Service: "web", Port: 80}))
 	f.run(t, f.store, "one")
 
 	e := f.event(t, "bad", "Skipped")
@@ -133,6 +136,10 @@ func TestBadIngressesAreReported(t *testing.T) {
 		t.Fatalf("event message %q does not name the snippet", e.Message)
 	}
 	f.event(t, "good", "Applied")
+	e = f.event(t, "copy", "Conflict")
+	if want := "older Ingress " + f.ns + "/good routes it"; !strings.Contains(e.Message, want) {
+		t.Fatalf("conflict message %q does not say %q", e.Message, want)
+	}
 	head := f.store.Head()
 	if head.Servers["k8s.good.example.com"] == nil || head.Servers["k8s.bad.example.com"] != nil || head.Servers["k8s.snippet.example.com"] != nil {
 		t.Fatalf("servers = %v, want only the good Ingress's", keys(head.Servers))
