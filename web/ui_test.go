@@ -102,6 +102,17 @@ func TestEditorChangesDiffsAndRollsBack(t *testing.T) {
 	b.typeInto(field("endpoints[1].weight"), "3")
 	b.choose(tid("backend-lb"), "ewma")
 	b.typeInto(tid("backend-reason"), "second endpoint, least latency")
+	// A dry run previews the change without storing it.
+	b.click(tid("form-preview"))
+	b.waitVisible(tid("preview-dialog"))
+	if got := b.count(`[data-testid="preview-dialog"] [data-testid="diff-entry"][data-name="shop-api"][data-op="update"]`); got != 1 {
+		t.Fatalf("preview shows %d updates of shop-api, want 1", got)
+	}
+	b.click(tid("preview-close"))
+	b.waitFor("the preview closes", `!document.querySelector('dialog')`)
+	if got, want := rp.head(), int64(2); got != want {
+		t.Fatalf("head after a preview = %d, want %d", got, want)
+	}
 	b.click(tid("form-submit"))
 	b.waitVisible(tid("backend-detail"))
 	b.waitText(tid("status"), "saved as revision #3")
@@ -236,6 +247,17 @@ func TestViewerIsOfferedNoWriteActions(t *testing.T) {
 				evalJS[string](b, `[...document.querySelectorAll('`+writes+`')].map((e) => e.dataset.testid).join(', ')`))
 		}
 	}
+	// Reading includes searching.
+	b.route("#/backends", tid("backend-list"))
+	b.typeInto(tid("backend-search"), "v2")
+	b.waitFor("the search narrows the list", `document.querySelectorAll('[data-testid="backend-row"]').length === 1`)
+	if got := b.text(tid("backend-row")); !strings.Contains(got, "shop-api-v2") {
+		t.Fatalf("the search for v2 shows %q", got)
+	}
+	if got := b.text(tid("backend-found")); got != "1 backend matches “v2”." {
+		t.Fatalf("announced search result = %q", got)
+	}
+
 	for _, hash := range []string{"#/backends/new", "#/backends/shop-api/edit", "#/servers/new", "#/certificates/new", "#/audit", "#/tokens"} {
 		b.route(hash, tid("error-panel"))
 		if got := b.text(tid("error-panel")); !strings.Contains(got, "Not available to your role") {
@@ -282,6 +304,17 @@ func TestSignInKeepsTheTokenForTheTabOnly(t *testing.T) {
 	}
 	other.do("open a second tab", chromedp.Navigate(rp.url+"/"))
 	other.waitVisible(tid("signin-token"))
+
+	// The first Tab reaches the skip link, which moves focus to the main content.
+	evalJS[chromedp.Void](b, `document.activeElement.blur()`)
+	b.do("press Tab", chromedp.KeyEvent(kb.Tab))
+	if got := evalJS[string](b, `document.activeElement.id`); got != "skip-link" {
+		t.Fatalf("the first Tab focuses #%s, want the skip link", got)
+	}
+	b.do("press Enter", chromedp.KeyEvent(kb.Enter))
+	if got := evalJS[string](b, `document.activeElement.id`); got != "main" {
+		t.Fatalf("the skip link moved focus to #%s, want #main", got)
+	}
 
 	b.click(tid("signout"))
 	b.waitVisible(tid("signin-token"))
@@ -418,3 +451,49 @@ func containsAll(s string, parts ...string) bool {
 	return true
 }
 
+
+// A certificate uploaded through the form shows its subject, names and expiry, and the key
+// appears nowhere afterwards.
+func TestCertificateUploadNeverShowsTheKey(t *testing.T) {
+	rp := startRestyplane(t)
+	cert, key := selfSigned(t, "shop.test", "www.shop.test")
+	b := newBrowser(t, rp.url, 1280, 900)
+	b.signIn(adminSecret)
+	b.route("#/certificates", tid("certificate-list"))
+	b.click(tid("new-certificate"))
+	b.waitVisible(tid("certificate-form"))
+	b.typeInto(tid("certificate-name"), "shop-tls")
+	// Pasting a PEM block is one input event, as a paste is.
+	for sel, v := range map[string]string{tid("certificate-cert"): cert, tid("certificate-key"): key} {
+		evalJS[chromedp.Void](b, fmt.Sprintf(`(() => { const e = document.querySelector(%s); e.value = %s; e.dispatchEvent(new Event('input', { bubbles: true })); })()`, js(sel), js(v)))
+	}
+	b.typeInto(tid("certificate-reason"), "certificate for shop.test")
+	b.click(tid("form-submit"))
+	b.waitVisible(tid("certificate-detail"))
+	if got := b.text(tid("certificate-subject")); !strings.Contains(got, "CN=shop.test") {
+		t.Fatalf("subject = %q", got)
+	}
+	if got := b.text(tid("certificate-names")); !containsAll(got, "shop.test", "www.shop.test") {
+		t.Fatalf("names = %q", got)
+	}
+	if got := b.text(tid("certificate-expiry")); !strings.Contains(got, "valid") {
+		t.Fatalf("expiry badge = %q", got)
+	}
+	keyBody := strings.Split(strings.TrimSpace(key), "\n")[1]
+	for _, p := range []struct{ hash, ready string }{
+		{"", "certificate-detail"}, // where the upload landed
+		{"#/certificates", "certificate-list"},
+		{"#/certificates/shop-tls/edit", "certificate-form"},
+		{"#/history/1", "revision-detail"},
+		{"#/diff?from=0&to=1", "diff-view"},
+	} {
+		if p.hash != "" {
+			b.route(p.hash, tid(p.ready))
+		}
+		hash := p.hash
+		page := evalJS[string](b, `document.body.innerText + [...document.querySelectorAll('input, textarea')].map((e) => e.value).join()`)
+		if strings.Contains(page, "PRIVATE KEY") || strings.Contains(page, keyBody) {
+			t.Fatalf("%s shows the private key", hash)
+		}
+	}
+}

@@ -9,10 +9,15 @@ import { deleteObject } from './objects.js';
 export async function renderBackendList(ctx) {
   ctx.setTitle('Backends');
   const { api, signal } = ctx;
-  const results = h('div', { 'aria-live': 'polite', testid: 'backend-results' });
+  // The table is not a live region (it would be read out whole at every keystroke); a
+  // short count is announced instead.
+  const results = h('div', { testid: 'backend-results' });
+  const found = h('p', { class: 'visually-hidden', role: 'status', testid: 'backend-found' });
   const load = async (q) => {
     const data = await api.get('/backends', { q }, signal);
-    replace(results, backendTable(data.items || [], q, ctx));
+    const items = data.items || [];
+    replace(results, backendTable(items, q, ctx));
+    found.textContent = q ? `${plural(items.length, 'backend')} ${items.length === 1 ? 'matches' : 'match'} “${q}”.` : `${plural(items.length, 'backend')}.`;
   };
   const search = searchBox('Search backends', ctx.query.q, (q) => {
     history.replaceState(null, '', route(['backends'], { q }));
@@ -24,7 +29,7 @@ export async function renderBackendList(ctx) {
       subtitle: 'Pools of upstream endpoints that locations proxy to. Changes apply without a reload.',
       actions: ctx.can('editor') ? [linkButton('New backend', '#/backends/new', { primary: true, testid: 'new-backend' })] : [],
     }),
-    h('div', { class: 'toolbar' }, search),
+    h('div', { class: 'toolbar' }, search, found),
     results);
 }
 

@@ -1,7 +1,7 @@
 // certificates.js lists TLS certificates with subject, names and expiry, and shows one
 // certificate. The API never returns a private key, and this view has no place for one.
 import { h, route, replace } from '../dom.js';
-import { badge, sourceBadge, isKubernetes, timeEl, expiryBadge } from '../format.js';
+import { badge, sourceBadge, isKubernetes, timeEl, expiryBadge, plural } from '../format.js';
 import { pageHeader, panel, table, dl, emptyState, linkButton, button, searchBox, kubernetesNote } from './common.js';
 import { deleteObject } from './objects.js';
 
@@ -9,10 +9,15 @@ import { deleteObject } from './objects.js';
 export async function renderCertificateList(ctx) {
   ctx.setTitle('Certificates');
   const { api, signal } = ctx;
-  const results = h('div', { 'aria-live': 'polite', testid: 'certificate-results' });
+  // The table is not a live region (it would be read out whole at every keystroke); a
+  // short count is announced instead.
+  const results = h('div', { testid: 'certificate-results' });
+  const found = h('p', { class: 'visually-hidden', role: 'status', testid: 'certificate-found' });
   const load = async (q) => {
     const data = await api.get('/certificates', { q }, signal);
-    replace(results, certTable(data.items || [], q, ctx));
+    const items = data.items || [];
+    replace(results, certTable(items, q, ctx));
+    found.textContent = q ? `${plural(items.length, 'certificate')} ${items.length === 1 ? 'matches' : 'match'} “${q}”.` : `${plural(items.length, 'certificate')}.`;
   };
   const search = searchBox('Search certificates', ctx.query.q, (q) => {
     history.replaceState(null, '', route(['certificates'], { q }));
@@ -24,7 +29,7 @@ export async function renderCertificateList(ctx) {
       subtitle: 'TLS certificates that servers present. A renewed certificate applies without a reload; keys are write-only.',
       actions: ctx.can('editor') ? [linkButton('Upload certificate', '#/certificates/new', { primary: true, testid: 'new-certificate' })] : [],
     }),
-    h('div', { class: 'toolbar' }, search),
+    h('div', { class: 'toolbar' }, search, found),
     results);
 }
 

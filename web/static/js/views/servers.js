@@ -9,10 +9,15 @@ import { deleteObject } from './objects.js';
 export async function renderServerList(ctx) {
   ctx.setTitle('Servers');
   const { api, signal } = ctx;
-  const results = h('div', { 'aria-live': 'polite', testid: 'server-results' });
+  // The table is not a live region (it would be read out whole at every keystroke); a
+  // short count is announced instead.
+  const results = h('div', { testid: 'server-results' });
+  const found = h('p', { class: 'visually-hidden', role: 'status', testid: 'server-found' });
   const load = async (q) => {
     const data = await api.get('/servers', { q }, signal);
-    replace(results, serverTable(data.items || [], q, ctx));
+    const items = data.items || [];
+    replace(results, serverTable(items, q, ctx));
+    found.textContent = q ? `${plural(items.length, 'server')} ${items.length === 1 ? 'matches' : 'match'} “${q}”.` : `${plural(items.length, 'server')}.`;
   };
   const search = searchBox('Search servers', ctx.query.q, (q) => {
     history.replaceState(null, '', route(['servers'], { q }));
@@ -24,7 +29,7 @@ export async function renderServerList(ctx) {
       subtitle: 'Virtual hosts: the hostnames OpenResty answers and where each path goes. Changes apply with a tested reload.',
       actions: ctx.can('editor') ? [linkButton('New server', '#/servers/new', { primary: true, testid: 'new-server' })] : [],
     }),
-    h('div', { class: 'toolbar' }, search),
+    h('div', { class: 'toolbar' }, search, found),
     results);
 }
 
