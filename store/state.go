@@ -118,7 +118,7 @@ func (s *Store) Rollback(ctx context.Context, meta api.Meta, to int64) (*api.Wri
 	if err != nil {
 		return nil, err
 	}
-	opt := writeOptions{ifMatchHead: true, anyOwner: true, checkAll: true, rollbackOf: to, action: api.AuditRollback}
+	opt := writeOptions{ifMatchHead: true, anyOwner: true, restore: true, checkAll: true, rollbackOf: to, action: api.AuditRollback}
 	return s.write(ctx, meta, opt, func(head *api.State) ([]api.Mutation, error) {
 		var muts []api.Mutation
 		seen := map[api.Ref]bool{}

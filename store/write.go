@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -24,7 +25,10 @@ type writeOptions struct {
 	// ifMatchHead compares meta.IfMatch with the head revision, not an object's version.
 	ifMatchHead bool
 	// anyOwner lets the write touch objects of every owner: a rollback restores all.
-	anyOwner   bool
+	anyOwner bool
+	// restore marks objects that come from the history itself: they were validated when
+	// first written, so a rollback does not pay for validating thousands again.
+	restore    bool
 	checkAll   bool
 	rollbackOf int64
 	action     string
@@ -115,7 +119,9 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 // prepare validates one mutation against the head and returns what it changes, or nil
 // when the object is already as written. The object it stores is a copy stamped with rev.
 func (s *Store) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api.Mutation, rev int64) (*pending, error) {
-	if err := m.Validate(); err != nil {
+	if opt.restore {
+		m.Name = refName(m)
+	} else if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	ref := m.Ref()
@@ -134,10 +140,10 @@ func (s *Store) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api
 	if m.Delete && !exists {
 		return nil, api.Errorf(api.ENotFound, "%s %q not found", ref.Kind, ref.Name)
 	}
-	var before []byte
+	var before, curSecret []byte
 	if exists {
 		cur, _ := mutationOf(head, ref)
-		before, _, _ = encode(cur)
+		before, curSecret, _ = encode(cur)
 	}
 	if m.Delete {
 		return &pending{m: *m, before: before, change: api.Change{Kind: ref.Kind, Name: ref.Name, Op: api.OpDelete}}, nil
@@ -150,8 +156,6 @@ func (s *Store) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api
 	op := api.OpCreate
 	if exists {
 		op = api.OpUpdate
-		cur, _ := mutationOf(head, ref)
-		_, curSecret, _ := encode(cur)
 		if same(before, curSecret, body, secret) {
 			return nil, nil
 		}
@@ -214,6 +218,21 @@ func checkOwner(meta api.Meta, m *api.Mutation, owner api.Source, exists bool) e
 	return api.Errorf(api.EConflict, "%s %q is owned by %s: edit the Kubernetes object instead", m.Kind, m.Name, owner)
 }
 
+// refName is the name of the object a mutation carries, or its Name for a delete.
+func refName(m *api.Mutation) string {
+	switch {
+	case m.Backend != nil:
+		return m.Backend.Name
+	case m.Server != nil:
+		return m.Server.Name
+	case m.Certificate != nil:
+		return m.Certificate.Name
+	case m.Settings != nil:
+		return api.SettingsName
+	}
+	return m.Name
+}
+
 func objectSource(m *api.Mutation) api.Source {
 	switch {
 	case m.Backend != nil:
@@ -255,18 +274,23 @@ func (s *Store) commit(ctx context.Context, r api.Revision, changes []pending, m
 	return nil
 }
 
+// insertVersions writes the object versions in multi-row INSERTs: a rollback over a
+// large config writes thousands of rows, and one statement per row would dominate it.
 func insertVersions(ctx context.Context, tx *sqlx.Tx, rev int64, changes []pending) error {
-	const q = `INSERT INTO object_versions (kind, name, revision, op, body, secret) VALUES (?, ?, ?, ?, ?, ?)`
-	stmt, err := tx.PreparexContext(ctx, q)
-	if err != nil {
-		return fmt.Errorf("prepare object insert: %w", err)
-	}
-	defer stmt.Close()
-	for _, p := range changes {
-		c := p.change
-		if _, err := stmt.ExecContext(ctx, c.Kind, c.Name, rev, c.Op, []byte(c.Body), p.secret); err != nil {
-			return fmt.Errorf("insert %s %q: %w", c.Kind, c.Name, err)
+	const batch = 200
+	for len(changes) > 0 {
+		n := min(batch, len(changes))
+		q := `INSERT INTO object_versions (kind, name, revision, op, body, secret) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?),", n), ",")
+		args := make([]any, 0, 6*n)
+		for _, p := range changes[:n] {
+			c := p.change
+			args = append(args, c.Kind, c.Name, rev, c.Op, []byte(c.Body), p.secret)
 		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("insert %d object versions: %w", n, err)
+		}
+		changes = changes[n:]
 	}
 	return nil
 }
