@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
+	"net/url"
 	"testing"
 	"time"
 )
@@ -43,27 +44,16 @@ func selfSigned(t testing.TB, names ...string) (certPEM, keyPEM string) {
 // write sends one change as admin with its own reason, so the history reads like a real one.
 func (r *restyplane) write(method, path, reason string, body any) {
 	r.t.Helper()
-	if code := r.call(adminSecret, method, path+"?message="+urlQuery(reason), body, nil); code < 200 || code > 299 {
+	if code := r.call(adminSecret, method, path+"?message="+url.QueryEscape(reason), body, nil); code < 200 || code > 299 {
 		r.t.Fatalf("%s %s = %d", method, path, code)
 	}
 }
 
-func urlQuery(s string) string {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' {
-			out = append(out, c)
-		} else {
-			out = append(out, '%', "0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&15])
-		}
-	}
-	return string(out)
-}
-
 type obj = map[string]any
 
-func ep(addr string, port, weight int) obj { return obj{"address": addr, "port": port, "weight": weight} }
+func ep(addr string, port, weight int) obj {
+	return obj{"address": addr, "port": port, "weight": weight}
+}
 
 // seedShop writes a small but realistic configuration in six revisions: three backends, a
 // certificate, a TLS server, and a canary rollout that changes the API pool.
