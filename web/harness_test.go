@@ -76,11 +76,12 @@ func (b *lockedBuffer) String() string {
 
 // restyplane is a running restyplane serve with its own SQLite history.
 type restyplane struct {
-	t     testing.TB
-	url   string // the API and the web UI, http://127.0.0.1:port
-	proxy string // the managed OpenResty, http://127.0.0.1:port; "" without nginx
-	cmd   *exec.Cmd
-	logs  *lockedBuffer
+	t       testing.TB
+	url     string // the API and the web UI, http://127.0.0.1:port
+	proxy   string // the managed OpenResty, http://127.0.0.1:port; "" without nginx
+	dataDir string
+	cmd     *exec.Cmd
+	logs    *lockedBuffer
 }
 
 func freePort(t testing.TB) int {
@@ -93,14 +94,21 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// startRestyplane runs restyplane on loopback ports and waits until its API answers. With
-// nginx support in the binary it also manages an OpenResty and waits until it runs.
+// startRestyplane runs restyplane on loopback ports with a fresh history and waits until
+// its API answers. With nginx support in the binary it also manages an OpenResty and waits
+// until it runs.
 func startRestyplane(t testing.TB) *restyplane {
 	t.Helper()
-	r := &restyplane{t: t, logs: &lockedBuffer{}}
+	return startRestyplaneIn(t, t.TempDir())
+}
+
+// startRestyplaneIn is startRestyplane on the history in dataDir, to restart on it.
+func startRestyplaneIn(t testing.TB, dataDir string) *restyplane {
+	t.Helper()
+	r := &restyplane{t: t, logs: &lockedBuffer{}, dataDir: dataDir}
 	port := freePort(t)
 	r.url = fmt.Sprintf("http://127.0.0.1:%d", port)
-	args := []string{"serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--data-dir", t.TempDir()}
+	args := []string{"serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--data-dir", dataDir}
 	withNginx := hasNginxFlags(t)
 	if withNginx {
 		if _, err := exec.LookPath("nginx"); err != nil {

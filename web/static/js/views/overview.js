@@ -3,7 +3,7 @@
 // seconds while the tab is visible and fetches the rest only when something moved.
 import { h, setText, replace, route } from '../dom.js';
 import { badge, agoEl, ms, humanize, plural } from '../format.js';
-import { pageHeader, panel, table, emptyState } from './common.js';
+import { pageHeader, panel, table, emptyState, dl } from './common.js';
 import { poll } from '../poll.js';
 
 const INTERVAL = 2000;
@@ -120,10 +120,13 @@ export async function renderOverview(ctx) {
 function lastApplyView(a) {
   if (!a) return h('p', { class: 'muted' }, 'No apply yet. Applies appear here once OpenResty is managed.');
   return h('div', { class: 'last-apply' },
-    h('p', { class: 'last-apply-line' },
-      badge(a.outcome, undefined, { testid: 'ov-last-apply-outcome' }), ' ',
-      h('a', { href: route(['history', a.revision]) }, `revision #${a.revision}`), ' by ', badge(a.mode, undefined, { testid: 'ov-last-apply-mode' }), ' ',
-      h('span', { class: 'muted' }, ms(a.durationMs)), ' · ', agoEl(a.started)),
+    dl([
+      ['Outcome', badge(a.outcome, undefined, { testid: 'ov-last-apply-outcome' })],
+      ['Revision', h('a', { href: route(['history', a.revision]) }, `#${a.revision}`)],
+      ['Mode', badge(a.mode, undefined, { testid: 'ov-last-apply-mode' })],
+      ['Took', ms(a.durationMs)],
+      ['Started', agoEl(a.started)],
+    ], { class: 'facts-compact' }),
     a.error ? h('pre', { class: 'error-text', testid: 'ov-last-apply-error' }, a.error) : null);
 }
 
