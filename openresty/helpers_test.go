@@ -165,9 +165,9 @@ func get(t *testing.T, addr, host, path string, header ...string) answer {
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	c := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}
+	// A new connection per request lets either worker take it.
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s%s: %v", host, path, err)
@@ -213,3 +213,5 @@ func eventually(t *testing.T, what string, within time.Duration, cond func() boo
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func splitHostPort(addr string) (string, string, error) { return net.SplitHostPort(addr) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -32,27 +33,31 @@ func startProcess(binary string, args []string, log *slog.Logger) (*process, err
 		// unsupervised with an admin socket nobody drives.
 		Pdeathsig: syscall.SIGTERM,
 	}
-	stderr, err := cmd.StderrPipe()
+	// stderr is a pipe of our own rather than cmd.StderrPipe: workers inherit it and
+	// outlive a killed master, and Wait must return when the master exits, not when the
+	// last worker closes its stderr.
+	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("start nginx: %w", err)
 	}
-	cmd.Stdout = cmd.Stderr
+	cmd.Stdout, cmd.Stderr = w, w
 	p := &process{cmd: cmd, done: make(chan struct{}), tail: &tail{max: 20}}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
 		return nil, fmt.Errorf("start %s: %w", binary, err)
 	}
-	copied := make(chan struct{})
 	go func() {
-		defer close(copied)
-		s := bufio.NewScanner(stderr)
+		defer r.Close()
+		s := bufio.NewScanner(r)
 		for s.Scan() {
 			p.tail.add(s.Text())
 			log.Info("nginx", "pid", cmd.Process.Pid, "stderr", s.Text())
 		}
-		io.Copy(io.Discard, stderr)
+		io.Copy(io.Discard, r)
 	}()
 	go func() {
-		<-copied // Wait closes the pipe, so read it to the end first
 		p.err = cmd.Wait()
 		close(p.done)
 	}()

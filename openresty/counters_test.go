@@ -1,0 +1,40 @@
+package openresty_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty"
+)
+
+func TestCountersCount5xxPerServer(t *testing.T) {
+	up := startUpstream(t, "a", 0)
+	backends := []api.Backend{backend("web", up)}
+	in := startNginx(t, config(backends, server("one", "one.test", "/", "web"), server("two", "two.test", "/", "web")))
+	push(t, in, 2, backends...)
+	for i := 0; i < 5; i++ {
+		get(t, proxyAddr(in), "one.test", "/ok")
+	}
+	for i := 0; i < 3; i++ {
+		if got := get(t, proxyAddr(in), "one.test", "/fail").status; got != 500 {
+			t.Fatalf("/fail = %d", got)
+		}
+	}
+	get(t, proxyAddr(in), "two.test", "/ok")
+	get(t, proxyAddr(in), "two.test", "/ok")
+	get(t, proxyAddr(in), "nobody.test", "/") // the default server counts for no one
+
+	want := map[string]openresty.Counter{"one": {Requests: 8, Errors: 3}, "two": {Requests: 2}}
+	var got map[string]openresty.Counter
+	// The log phase runs after the answer is sent, so the last count may lag a moment.
+	eventually(t, "counters", 5*time.Second, func() bool {
+		var err error
+		got, err = in.Counters(ctx(t))
+		return err == nil && cmp.Equal(got, want)
+	})
+	if st, err := in.Admin().Status(ctx(t)); err != nil || st.Generation != "1" {
+		t.Fatalf("status %+v %v", st, err)
+	}
+}

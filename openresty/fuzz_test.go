@@ -1,0 +1,203 @@
+package openresty_test
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty"
+)
+
+// fuzzInput is every value of a config that reaches nginx.conf and comes from a user.
+type fuzzInput struct {
+	host, prefix, exact, regex, header, value, rewrite, backend, cert, gzip, timeout, size string
+}
+
+// defaultHeaderNames are the headers every location sets itself; a location header of the
+// same name replaces one, which changes the shape, so the placeholder keeps the name.
+var defaultHeaderNames = []string{"Host", "X-Real-IP", "X-Forwarded-For", "X-Forwarded-Proto",
+	"X-Forwarded-Host", "X-Forwarded-Port", "Upgrade", "Connection"}
+
+// benign maps an input to placeholders that make the same decisions in the renderer (a
+// root prefix, an exact path equal to the prefix, a replaced default header, an empty
+// optional value) but cannot carry anything but letters.
+func (in fuzzInput) benign() fuzzInput {
+	b := fuzzInput{host: "h.example", prefix: "/p", exact: "/e", regex: "^/r", header: "X-H", value: "v",
+		backend: "b", cert: "c", gzip: "text/x", timeout: "1s", size: "1k"}
+	trimmed := strings.TrimRight(in.prefix, "/")
+	if trimmed == "" {
+		b.prefix = "/"
+	} else if in.exact == trimmed {
+		b.exact = "/p"
+	}
+	for _, d := range defaultHeaderNames {
+		if strings.EqualFold(in.header, d) {
+			b.header = d
+		}
+	}
+	if in.rewrite != "" {
+		b.rewrite = "/w"
+	}
+	if in.timeout == "" {
+		b.timeout = ""
+	}
+	return b
+}
+
+func (in fuzzInput) config() api.Config {
+	s := api.DefaultSettings()
+	s.GzipTypes = []string{in.gzip}
+	s.ClientMaxBodySize = in.size
+	s.ProxyReadTimeout = "60s"
+	srv := api.Server{Name: "s", Hostnames: []string{in.host}, TLS: &api.ServerTLS{Certificate: in.cert, Redirect: true},
+		Locations: []api.Location{
+			{Path: in.prefix, Match: api.MatchPrefix, Backend: in.backend, Rewrite: in.rewrite,
+				SetHeaders: []api.Header{{Name: in.header, Value: in.value}}},
+			{Path: in.exact, Match: api.MatchExact, Backend: in.backend, Timeouts: &api.Timeouts{Read: in.timeout}},
+			{Path: in.regex, Match: api.MatchRegex, Backend: in.backend},
+		}}
+	return api.Config{Settings: s, Servers: []api.Server{srv},
+		Backends:     []api.Backend{{Name: in.backend}},
+		Certificates: []api.Certificate{{Name: in.cert}}}
+}
+
+// valid reports whether api accepts the config: only such configs reach the renderer.
+func valid(cfg api.Config) bool {
+	if cfg.Settings.Validate() != nil {
+		return false
+	}
+	for _, b := range cfg.Backends {
+		if b.Validate() != nil {
+			return false
+		}
+	}
+	for i := range cfg.Servers {
+		cfg.Servers[i].Normalize()
+		if cfg.Servers[i].Validate() != nil {
+			return false
+		}
+	}
+	return true
+}
+
+var fuzzOptions = openresty.RenderOptions{Generation: "7", Prefix: "/srv/restyplane", ProxyListen: "127.0.0.1:8080",
+	TLSListen: "127.0.0.1:8443", Modules: []string{"/usr/lib/nginx/modules/ngx_http_lua_module.so"}, LuaPath: "/usr/share/lua/5.1/?.lua", StubStatus: true}
+
+// checkNoInjection renders in and its benign placeholders and fails if the two differ in
+// anything but argument values: no accepted value may add a directive, a block or an
+// argument. It also checks that the user's values come back from nginx's tokenizer intact.
+func checkNoInjection(t *testing.T, in fuzzInput) {
+	cfg := in.config()
+	if !valid(cfg) {
+		return
+	}
+	real, err := openresty.Render(cfg, fuzzOptions)
+	if err != nil {
+		t.Fatalf("api accepted %+v but Render refused it: %v", in, err)
+	}
+	placeholder, err := openresty.Render(in.benign().config(), fuzzOptions)
+	if err != nil {
+		t.Fatalf("render placeholders: %v", err)
+	}
+	got, err := tokenize(string(real))
+	if err != nil {
+		t.Fatalf("nginx would not parse the conf for %+v: %v\n%s", in, err, real)
+	}
+	want, err := tokenize(string(placeholder))
+	if err != nil {
+		t.Fatalf("tokenize placeholders: %v", err)
+	}
+	shapes := func(ss []stmt) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = s.shape()
+		}
+		return out
+	}
+	if diff := cmp.Diff(shapes(want), shapes(got)); diff != "" {
+		t.Fatalf("%+v changed the structure of nginx.conf (-placeholders +input):\n%s", in, diff)
+	}
+	header := false
+	for _, s := range got {
+		switch {
+		case s.name == "server_name" && !cmp.Equal(s.args, []string{in.host}):
+			t.Fatalf("server_name args = %q, want [%q]", s.args, in.host)
+		case s.name == "proxy_set_header" && cmp.Equal(s.args, []string{in.header, in.value}):
+			header = true
+		case s.name == "location" && len(s.args) == 2 && s.args[0] == "~" && s.args[1] != in.regex:
+			t.Fatalf("regex location = %q after nginx's tokenizer, want %q", s.args[1], in.regex)
+		}
+	}
+	if !header {
+		t.Fatalf("no proxy_set_header %q %q survives nginx's tokenizer intact", in.header, in.value)
+	}
+}
+
+var fuzzSeeds = []fuzzInput{
+	{"shop.example.com", "/api", "/health", `^/v[0-9]+/items$`, "X-Team", "checkout", "/", "shop-api", "shop-tls", "application/json", "5s", "1m"},
+	{"*.example.com", "/", "/", `^/a\.b`, "Host", "example.com", "", "b.1", "c-1", "text/css", "", "10k"},
+	{"a.example;return", "/x;return 200", "/y", `/a"b`, "X-A", `v" ; return 200 "x`, "/z{", "b", "c", "text/plain", "1s", "1m"},
+	{"example.*", "/a/b/", "/a/b", `^/(a|b)+[{}]{2}$`, "connection", "a b c", "/w/", "b", "c", "image/svg+xml", "500ms", "1"},
+	{"x.example", "/'quoted'", "/semi;colon", `^/\d+\}\{`, "X-Esc", `back\slash`, "/r", "b", "c", "text/*", "1h", "2m"},
+	{"x.example", "/%7B", "/#hash", `/$`, "X-Dollar", "$host", "/$uri", "b", "c", "text/x", "1s", "1m"},
+}
+
+func FuzzRender(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s.host, s.prefix, s.exact, s.regex, s.header, s.value, s.rewrite, s.backend, s.cert, s.gzip, s.timeout, s.size)
+	}
+	f.Fuzz(func(t *testing.T, host, prefix, exact, regex, header, value, rewrite, backend, cert, gzip, timeout, size string) {
+		checkNoInjection(t, fuzzInput{host, prefix, exact, regex, header, value, rewrite, backend, cert, gzip, timeout, size})
+	})
+}
+
+// TestRenderAddsNoDirective is FuzzRender's bounded sibling for every `go test`: inputs
+// built from the characters that matter to nginx's tokenizer, from a fixed seed.
+func TestRenderAddsNoDirective(t *testing.T) {
+	const soup = "abz09/._-~!&'()*+,=:@%$^|?[]{}\\\"; #\t\nxX*"
+	r := rand.New(rand.NewSource(1))
+	word := func(prefix string) string {
+		b := []byte(prefix)
+		for n := r.Intn(8); n > 0; n-- {
+			b = append(b, soup[r.Intn(len(soup))])
+		}
+		return string(b)
+	}
+	accepted := 0
+	for i := 0; i < 3000; i++ {
+		// Change one or two values of a valid config, so that many inputs pass validation.
+		in := fuzzSeeds[0]
+		for n := 1 + r.Intn(2); n > 0; n-- {
+			switch r.Intn(8) {
+			case 0:
+				in.host = word("h")
+			case 1:
+				in.prefix = word("/")
+			case 2:
+				in.exact = word("/")
+			case 3:
+				in.regex = word("^/")
+			case 4:
+				in.header = word("X")
+			case 5:
+				in.value = word("v")
+			case 6:
+				in.rewrite = word("/")
+			case 7:
+				in.gzip = "text/" + word("p")
+			}
+		}
+		if valid(in.config()) {
+			accepted++
+		}
+		checkNoInjection(t, in)
+	}
+	for _, s := range fuzzSeeds {
+		checkNoInjection(t, s)
+	}
+	if accepted < 100 {
+		t.Fatalf("only %d of 3000 inputs passed validation; the test would prove little", accepted)
+	}
+}

@@ -1,0 +1,129 @@
+package openresty_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty"
+)
+
+func renderConfig() api.Config {
+	s := api.DefaultSettings()
+	return api.Config{Settings: s,
+		Backends: []api.Backend{{Name: "a"}, {Name: "b"}},
+		Servers: []api.Server{
+			{Name: "one", Hostnames: []string{"one.test", "shared.test"}, TLS: &api.ServerTLS{Certificate: "one-tls"},
+				Locations: []api.Location{{Path: "/a", Backend: "a"}, {Path: "/a", Match: api.MatchExact, Backend: "b"}}},
+			{Name: "two", Hostnames: []string{"shared.test", "two.test"},
+				Locations: []api.Location{{Path: "/", Backend: "b", Timeouts: &api.Timeouts{Connect: "2s"}}}},
+		},
+		Certificates: []api.Certificate{{Name: "one-tls"}},
+	}
+}
+
+func TestRenderIsDeterministic(t *testing.T) {
+	cfg := renderConfig()
+	first, err := openresty.Render(cfg, fuzzOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same state listed in another order renders the same bytes.
+	cfg.Servers[0], cfg.Servers[1] = cfg.Servers[1], cfg.Servers[0]
+	for i := 0; i < 5; i++ {
+		again, err := openresty.Render(cfg, fuzzOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(first, again) {
+			t.Fatalf("render %d differs from the first", i)
+		}
+	}
+}
+
+func TestRenderWritesTheDecisions(t *testing.T) {
+	conf, err := openresty.Render(renderConfig(), fuzzOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, err := tokenize(string(conf))
+	if err != nil {
+		t.Fatalf("tokenize: %v\n%s", err, conf)
+	}
+	var servers [][]string
+	var locations []string
+	for _, s := range stmts {
+		switch s.name {
+		case "server_name":
+			servers = append(servers, s.args)
+		case "location":
+			locations = append(locations, strings.Join(s.args, " "))
+		}
+	}
+	// shared.test belongs to both servers, so it gets a block of its own with both
+	// servers' locations; the exact /a wins over the prefix's "= /a".
+	wantServers := [][]string{{"one.test"}, {"shared.test"}, {"two.test"}}
+	if got := strings.Join(flatten(servers), ","); got != strings.Join(flatten(wantServers), ",") {
+		t.Fatalf("server_name = %v, want %v", servers, wantServers)
+	}
+	wantLocations := []string{
+		"= /stub_status", "/", // the admin endpoint
+		"/",                // the default server
+		"/a/", "= /a", "/", // one.test, with its 404 catch-all
+		"/a/", "= /a", "/", // shared.test: one's locations, then two's
+		"/", // two.test
+	}
+	if diff := cmp.Diff(wantLocations, locations); diff != "" {
+		t.Fatalf("locations (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{
+		`ssl_certificate "certs/one-tls.crt";`,
+		`require("restyplane.certs").serve("one-tls")`,
+		`listen "127.0.0.1:8443" ssl http2;`,
+		`set $rp_location_timeouts "c";`,
+		`generation = "7"`,
+		`listen "unix:/srv/restyplane/admin.sock";`,
+	} {
+		if !bytes.Contains(conf, []byte(want)) {
+			t.Errorf("conf lacks %s", want)
+		}
+	}
+}
+
+func flatten(xs [][]string) []string {
+	var out []string
+	for _, x := range xs {
+		out = append(out, strings.Join(x, " "))
+	}
+	return out
+}
+
+func TestRenderRefuses(t *testing.T) {
+	opts := func(f func(*openresty.RenderOptions)) openresty.RenderOptions {
+		o := fuzzOptions
+		f(&o)
+		return o
+	}
+	noCert := renderConfig()
+	noCert.Certificates = nil
+	badHeader := renderConfig()
+	badHeader.Servers[0].Locations[0].SetHeaders = []api.Header{{Name: "X-A", Value: "$host"}}
+	for _, c := range []struct {
+		name string
+		cfg  api.Config
+		opts openresty.RenderOptions
+	}{
+		{"relative prefix", renderConfig(), opts(func(o *openresty.RenderOptions) { o.Prefix = "srv" })},
+		{"prefix with a semicolon", renderConfig(), opts(func(o *openresty.RenderOptions) { o.Prefix = "/srv;x" })},
+		{"generation with a space", renderConfig(), opts(func(o *openresty.RenderOptions) { o.Generation = "1 2" })},
+		{"listen without a port", renderConfig(), opts(func(o *openresty.RenderOptions) { o.ProxyListen = "127.0.0.1" })},
+		{"missing certificate", noCert, fuzzOptions},
+		{"variable in a header", badHeader, fuzzOptions},
+	} {
+		if _, err := openresty.Render(c.cfg, c.opts); err == nil {
+			t.Errorf("%s: Render accepted it", c.name)
+		}
+	}
+}
