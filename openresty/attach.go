@@ -22,6 +22,7 @@ func Attach(ctx context.Context, opts Options) (*Instance, error) {
 	if err := in.l.prepare(); err != nil {
 		return nil, fmt.Errorf("prepare prefix %s: %w", in.l, err)
 	}
+	in.l.pruneTests()
 	if err := in.l.adopt(); err != nil {
 		return nil, err
 	}

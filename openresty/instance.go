@@ -5,11 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -30,8 +26,11 @@ type Instance struct {
 	l     layout
 	admin *AdminClient
 
-	// mu serializes what changes the process or the conf in place (start, restart,
-	// reload, stop) and guards the fields below.
+	// op serializes what changes the process or the conf in place: start, restart,
+	// reload, stop. It may be held for seconds (a reload waits for its confirmation).
+	op sync.Mutex
+	// mu guards the fields below and is only held for a moment, so that State and PID
+	// answer at once even while a reload runs.
 	mu          sync.Mutex
 	state       string
 	proc        *process // the supervised master; nil in attach mode
@@ -108,14 +107,15 @@ func (in *Instance) Start(ctx context.Context, conf []byte, certs []api.Certific
 	if err := in.opts.CheckBinary(); err != nil {
 		return err
 	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.state != StateStopped || in.proc != nil {
+	in.op.Lock()
+	defer in.op.Unlock()
+	if in.State() != StateStopped || in.PID() != 0 {
 		return errors.New("start nginx: the instance was already started")
 	}
 	if err := in.l.prepare(); err != nil {
 		return fmt.Errorf("prepare prefix %s: %w", in.l, err)
 	}
+	in.l.pruneTests()
 	if pid := in.l.runningPID(); pid != 0 {
 		return fmt.Errorf("start nginx: nginx (pid %d) already runs with prefix %s; stop it or attach to it", pid, in.l)
 	}
@@ -141,13 +141,15 @@ func (in *Instance) Start(ctx context.Context, conf []byte, certs []api.Certific
 		}
 		in.l.prune(dir, prev)
 	}
-	in.state = StateStarting
+	in.setState(StateStarting)
 	p, st, err := in.launch(ctx)
 	if err != nil {
-		in.state = StateStopped
+		in.setState(StateStopped)
 		return err
 	}
+	in.mu.Lock()
 	in.proc, in.gen, in.state = p, st.Generation, StateRunning
+	in.mu.Unlock()
 	go in.supervise(p)
 	return nil
 }
@@ -156,53 +158,27 @@ func (in *Instance) Start(ctx context.Context, conf []byte, certs []api.Certific
 // supervision. In attach mode it only stops watching: that nginx is not restyplane's.
 func (in *Instance) Stop(ctx context.Context) error {
 	in.stopOnce.Do(func() { close(in.stopping) })
-	in.mu.Lock()
-	started := in.state != StateStopped
-	in.mu.Unlock()
-	if started {
+	if in.State() != StateStopped {
 		select {
 		case <-in.background:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
+	in.op.Lock()
+	defer in.op.Unlock()
 	in.mu.Lock()
-	defer in.mu.Unlock()
-	in.state = StateStopped
-	if in.proc == nil {
+	p := in.proc
+	in.state, in.proc, in.attachedPID = StateStopped, nil, 0
+	in.mu.Unlock()
+	if p == nil {
 		return nil
 	}
-	err := in.proc.stop(in.opts.StopTimeout)
-	in.proc = nil
-	return err
+	return p.stop(in.opts.StopTimeout)
 }
 
-// runningPID returns the pid in the prefix's pid file if an nginx process has it.
-func (l layout) runningPID() int {
-	data, err := os.ReadFile(l.pidFile())
-	if err != nil {
-		return 0
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil || pid <= 0 || syscall.Kill(pid, 0) != nil {
-		return 0
-	}
-	// The pid may have been reused by another program since nginx wrote the file.
-	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err == nil && !strings.Contains(string(cmdline), "nginx") {
-		return 0
-	}
-	return pid
-}
-
-// sleep waits d, or less if the instance is stopping; it reports whether it slept fully.
-func (in *Instance) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-in.stopping:
-		return false
-	}
+func (in *Instance) setState(s string) {
+	in.mu.Lock()
+	in.state = s
+	in.mu.Unlock()
 }

@@ -36,7 +36,6 @@ func (l layout) prepare() error {
 			return fmt.Errorf("chmod %s: %w", d.path, err)
 		}
 	}
-	l.pruneTests()
 	if err := writeLua(l.luaDir()); err != nil {
 		return err
 	}

@@ -20,8 +20,11 @@ import (
 // Test runs nginx -t on conf with the files of certs, in a throwaway directory: nothing
 // that runs is touched. The error carries nginx's own text.
 func (in *Instance) Test(ctx context.Context, conf []byte, certs []api.Certificate) error {
-	if err := in.l.prepare(); err != nil {
-		return fmt.Errorf("prepare prefix %s: %w", in.l, err)
+	if _, err := os.Stat(in.l.confsDir()); err != nil {
+		// Never started here: lay out the prefix, which init_by_lua needs.
+		if err := in.l.prepare(); err != nil {
+			return fmt.Errorf("prepare prefix %s: %w", in.l, err)
+		}
 	}
 	dir, err := in.l.newConfDir(conf, certs, true)
 	if err != nil {
@@ -54,10 +57,10 @@ func (in *Instance) Reload(ctx context.Context, conf []byte, certs []api.Certifi
 	if generation == "" {
 		return errors.New("reload: a generation is needed to confirm the reload")
 	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.state != StateRunning && in.state != StateAttached {
-		return fmt.Errorf("reload: nginx is %s", in.state)
+	in.op.Lock()
+	defer in.op.Unlock()
+	if st := in.State(); st != StateRunning && st != StateAttached {
+		return fmt.Errorf("reload: nginx is %s", st)
 	}
 	dir, err := in.l.newConfDir(conf, certs, false)
 	if err != nil {
@@ -67,7 +70,7 @@ func (in *Instance) Reload(ctx context.Context, conf []byte, certs []api.Certifi
 		os.RemoveAll(dir)
 		return err
 	}
-	prev, prevGen := in.l.current(), in.gen
+	prev, prevGen := in.l.current(), in.Generation()
 	if err := in.l.link(dir); err != nil {
 		os.RemoveAll(dir)
 		return err
@@ -82,7 +85,9 @@ func (in *Instance) Reload(ctx context.Context, conf []byte, certs []api.Certifi
 		os.RemoveAll(dir)
 		return fmt.Errorf("reload to generation %s: %w", generation, err)
 	}
+	in.mu.Lock()
 	in.gen = generation
+	in.mu.Unlock()
 	in.l.prune(dir, prev)
 	return nil
 }
@@ -110,16 +115,18 @@ func (in *Instance) restore(prev, prevGen string) {
 	}
 }
 
-// hup asks the master to reload its conf.
+// hup asks the master to reload its conf. The caller holds op.
 func (in *Instance) hup() error {
-	if in.proc != nil {
-		return in.proc.signal(syscall.SIGHUP)
+	in.mu.Lock()
+	p := in.proc
+	in.mu.Unlock()
+	if p != nil {
+		return p.signal(syscall.SIGHUP)
 	}
 	pid := in.l.runningPID()
 	if pid == 0 {
 		return errors.New("no nginx master runs with this prefix")
 	}
-	in.attachedPID = pid
 	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
 		return fmt.Errorf("signal nginx master %d: %w", pid, err)
 	}

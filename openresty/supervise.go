@@ -8,7 +8,7 @@ import (
 )
 
 // launch starts a master with the conf in place and waits until a worker answers on the
-// admin socket. The caller holds mu.
+// admin socket. The caller holds op.
 func (in *Instance) launch(ctx context.Context) (*process, AdminStatus, error) {
 	// A master that was killed leaves its socket and pid file behind; nginx would refuse
 	// to bind the socket.
@@ -77,12 +77,14 @@ func (in *Instance) supervise(p *process) {
 				return
 			}
 			backoff = min(2*backoff, in.opts.MaxBackoff)
-			in.mu.Lock()
+			in.op.Lock()
 			np, st, err := in.launch(context.Background())
 			if err == nil {
+				in.mu.Lock()
 				in.proc, in.gen, in.state = np, st.Generation, StateRunning
+				in.mu.Unlock()
 			}
-			in.mu.Unlock()
+			in.op.Unlock()
 			if err == nil {
 				p = np
 				break
@@ -92,5 +94,17 @@ func (in *Instance) supervise(p *process) {
 		upSince = time.Now()
 		in.opts.Logger.Info("nginx restarted", "pid", p.pid())
 		in.notifyRestarted()
+	}
+}
+
+// sleep waits d, or less if the instance is stopping; it reports whether it slept fully.
+func (in *Instance) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-in.stopping:
+		return false
 	}
 }

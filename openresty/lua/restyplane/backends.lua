@@ -3,87 +3,13 @@
 -- the shared dict with the cached copy and decodes again only when it changed, so a push
 -- reaches traffic on the next request without a reload or a timer.
 local json = require("restyplane.json")
-local rr = require("restyplane.rr")
-local ewma = require("restyplane.ewma")
-local chash = require("restyplane.chash")
+local backend = require("restyplane.backend")
 
 local dict = ngx.shared.restyplane_backends
 local _M = {}
 
 -- cache maps a backend name to its decoded form in this worker.
 local cache = {}
-
-local units = { ms = 0.001, s = 1, m = 60, h = 3600 }
-
--- seconds reads an nginx duration ("500ms", "5s") as seconds, nil when absent or invalid.
-local function seconds(d)
-    if type(d) ~= "string" then
-        return nil
-    end
-    local n, unit = d:match("^(%d+)(%a+)$")
-    if not n or not units[unit] or tonumber(n) == 0 then
-        return nil
-    end
-    return tonumber(n) * units[unit]
-end
-
-local function header_var(name)
-    return "http_" .. name:lower():gsub("-", "_")
-end
-
-local function table_or_nil(v)
-    if type(v) == "table" then
-        return v
-    end
-    return nil
-end
-
--- build turns a stored backend into the form the balancer uses.
-local function build(b)
-    local peers, by_cookie = {}, {}
-    for _, e in ipairs(table_or_nil(b.endpoints) or {}) do
-        local w = tonumber(e.weight) or 1
-        if w < 1 then
-            w = 1
-        end
-        local id = e.address .. ":" .. e.port
-        -- nginx parses the peer as a URL, so an IPv6 address needs its brackets.
-        local host = e.address:find(":", 1, true) and "[" .. e.address .. "]" or e.address
-        local p = { host = host, port = tonumber(e.port), weight = w, id = id,
-                    cookie = ngx.md5(id):sub(1, 16) }
-        peers[#peers + 1] = p
-        by_cookie[p.cookie] = p
-    end
-    local inst = { name = b.name, version = b.version, peers = peers, by_cookie = by_cookie,
-                   retries = tonumber(b.retries) or 0 }
-    if b.loadBalance == "ewma" then
-        inst.balancer = ewma.new(peers)
-    elseif b.loadBalance == "chash" and type(b.hashBy) == "string" then
-        inst.balancer = chash.new(peers)
-        inst.hash_var = b.hashBy:sub(2)
-    else
-        inst.balancer = rr.new(peers)
-    end
-    local t = table_or_nil(b.timeouts)
-    if t then
-        inst.timeouts = { connect = seconds(t.connect), send = seconds(t.send), read = seconds(t.read) }
-    end
-    local a = table_or_nil(b.affinity)
-    if a and type(a.cookie) == "string" then
-        inst.affinity = a.cookie
-    end
-    local c = table_or_nil(b.canary)
-    if c and type(c.backend) == "string" then
-        inst.canary = {
-            backend = c.backend,
-            weight = tonumber(c.weight) or 0,
-            header_var = type(c.header) == "string" and c.header ~= "" and header_var(c.header) or nil,
-            header_value = type(c.headerValue) == "string" and c.headerValue ~= "" and c.headerValue or nil,
-            cookie_var = type(c.cookie) == "string" and c.cookie ~= "" and "cookie_" .. c.cookie or nil,
-        }
-    end
-    return inst
-end
 
 -- get returns the worker's copy of a backend, decoding it again only when the version in
 -- the shared dict moved.
@@ -105,7 +31,7 @@ function _M.get(name)
     end
     -- The body carries its own version: if a push landed between the two reads, the
     -- cache holds the newer body under its own version and the next request agrees.
-    c = build(b)
+    c = backend.build(b)
     cache[name] = c
     return c
 end
@@ -122,7 +48,7 @@ local function check(b)
     if b.endpoints ~= nil and b.endpoints ~= json.null and type(b.endpoints) ~= "table" then
         return "backend " .. b.name .. ": endpoints must be a list"
     end
-    for _, e in ipairs(table_or_nil(b.endpoints) or {}) do
+    for _, e in ipairs(backend.table_or_nil(b.endpoints) or {}) do
         if type(e) ~= "table" or type(e.address) ~= "string" or e.address == ""
                 or type(e.port) ~= "number" or e.port < 1 or e.port > 65535 then
             return "backend " .. b.name .. ": each endpoint needs an address and a port"
