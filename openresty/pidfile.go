@@ -2,6 +2,7 @@ package openresty
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,4 +24,30 @@ func (l layout) runningPID() int {
 		return 0
 	}
 	return pid
+}
+
+// children returns the pids whose parent is pid, read from /proc: a master's workers.
+// Without /proc it returns none.
+func children(pid int) map[int]bool {
+	out := map[int]bool{}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	want := strconv.Itoa(pid)
+	for _, s := range stats {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			continue
+		}
+		// After the command's closing parenthesis come the state and the parent pid.
+		i := strings.LastIndexByte(string(data), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(data[i+1:]))
+		if len(f) > 1 && f[1] == want {
+			if child, err := strconv.Atoi(filepath.Base(filepath.Dir(s))); err == nil {
+				out[child] = true
+			}
+		}
+	}
+	return out
 }

@@ -75,10 +75,10 @@ func (in *Instance) Reload(ctx context.Context, conf []byte, certs []api.Certifi
 		os.RemoveAll(dir)
 		return err
 	}
-	logStart := fileSize(in.l.errorLog())
+	logStart, old := fileSize(in.l.errorLog()), children(in.PID())
 	err = in.hup()
 	if err == nil {
-		err = in.confirm(ctx, generation, logStart)
+		err = in.confirm(ctx, generation, old, logStart)
 	}
 	if err != nil {
 		in.restore(prev, prevGen)
@@ -106,11 +106,12 @@ func (in *Instance) restore(prev, prevGen string) {
 	if st, err := in.admin.Status(ctx); err == nil && st.Generation == prevGen {
 		return
 	}
+	logStart, old := fileSize(in.l.errorLog()), children(in.PID())
 	if err := in.hup(); err != nil {
 		in.opts.Logger.Error("reload the previous nginx.conf", "err", err)
 		return
 	}
-	if err := in.confirm(ctx, prevGen, fileSize(in.l.errorLog())); err != nil {
+	if err := in.confirm(ctx, prevGen, old, logStart); err != nil {
 		in.opts.Logger.Error("confirm the previous nginx.conf", "err", err)
 	}
 }
@@ -133,20 +134,22 @@ func (in *Instance) hup() error {
 	return nil
 }
 
-// confirm waits until a worker reports generation. An [emerg] line that the master writes
-// to the error log after logStart means it refused the conf and keeps the old one (a port
-// that cannot be bound, say, which nginx -t does not check); that ends the wait at once.
-func (in *Instance) confirm(ctx context.Context, generation string, logStart int64) error {
+// confirm waits until a new worker (none of old, the workers from before the signal)
+// reports generation: the generation alone would not tell a reload to the same generation
+// from one the master refused. An [emerg] line that the master writes to the error log
+// after logStart means it refused the conf and keeps the old one (a port that cannot be
+// bound, say, which nginx -t does not check); that ends the wait at once.
+func (in *Instance) confirm(ctx context.Context, generation string, old map[int]bool, logStart int64) error {
 	ctx, cancel := context.WithTimeout(ctx, in.opts.ReloadTimeout)
 	defer cancel()
 	var last string
 	for {
 		st, err := in.admin.Status(ctx)
-		if err == nil && st.Generation == generation {
+		if err == nil && st.Generation == generation && !old[st.PID] {
 			return nil
 		}
 		if err == nil {
-			last = fmt.Sprintf("workers still report generation %q", st.Generation)
+			last = fmt.Sprintf("worker %d reports generation %q", st.PID, st.Generation)
 		} else {
 			last = err.Error()
 		}

@@ -51,6 +51,22 @@ func TestReloadBringsInANewLocation(t *testing.T) {
 	if got := in.PID(); got != master {
 		t.Fatalf("master pid = %d, want %d: a reload keeps the master", got, master)
 	}
+
+	// Reloading the same generation again (as after a restart) is confirmed by new
+	// workers, not by the generation alone.
+	before := workerPIDs(t, master)
+	if err := in.Reload(ctx(t), conf, nil, "2"); err != nil {
+		t.Fatalf("reload of the same generation: %v", err)
+	}
+	st, err = in.Admin().Status(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range before {
+		if st.PID == pid {
+			t.Fatalf("worker %d of the previous reload answered after the confirmed reload", pid)
+		}
+	}
 }
 
 func TestReloadRejectsAMismatchedKeyAndKeepsServing(t *testing.T) {
