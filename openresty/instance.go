@@ -109,6 +109,11 @@ func (in *Instance) Start(ctx context.Context, conf []byte, certs []api.Certific
 	}
 	in.op.Lock()
 	defer in.op.Unlock()
+	select {
+	case <-in.stopping:
+		return errors.New("start nginx: the instance was stopped; make a new one")
+	default:
+	}
 	if in.State() != StateStopped || in.PID() != 0 {
 		return errors.New("start nginx: the instance was already started")
 	}
