@@ -83,8 +83,12 @@ type Applier struct {
 	rejected   int64      // head revision that nginx rejected; not retried until the head moves
 	lastReload time.Time
 	noWatch    int64 // the applier's own rollback revision, which is not watched
-	last       *api.ApplyRecord
-	watch      *watch
+	// needFull asks for every dynamic object to be pushed again: at the first apply, and
+	// after OpenResty restarted with empty shared memory. It stays set until that push
+	// succeeded, so a wait for the reload interval does not lose it.
+	needFull bool
+	last     *api.ApplyRecord
+	watch    *watch
 }
 
 // NewApplier returns an applier for one instance; metrics may be nil.
@@ -92,19 +96,17 @@ func NewApplier(store Store, proxy Proxy, metrics Metrics, log *slog.Logger, ins
 	if metrics == nil {
 		metrics = nopMetrics{}
 	}
-	return &Applier{store: store, proxy: proxy, metrics: metrics, log: log, instance: instance}
+	return &Applier{store: store, proxy: proxy, metrics: metrics, log: log, instance: instance, needFull: true}
 }
 
 // Run applies revisions until ctx ends. It wakes on every new revision, so a lone change
 // is live within milliseconds; revisions that arrive while it applies are merged into the
 // next apply, because it always applies the head as it is then.
 func (a *Applier) Run(ctx context.Context) error {
-	full := true
 	var wait <-chan time.Time
 	for {
 		changed := a.store.HeadChanged() // taken before reading the head, so no revision is missed
-		delay := a.step(ctx, full)
-		full = false
+		delay := a.step(ctx)
 		wait = nil
 		if delay > 0 {
 			wait = time.After(delay)
@@ -114,7 +116,9 @@ func (a *Applier) Run(ctx context.Context) error {
 			return nil
 		case <-changed:
 		case <-a.proxy.Restarted():
-			full = true
+			a.mu.Lock()
+			a.needFull = true
+			a.mu.Unlock()
 		case <-wait:
 		}
 	}
@@ -123,11 +127,11 @@ func (a *Applier) Run(ctx context.Context) error {
 // step applies the head once. It returns how long to wait before the next step when
 // something is due without a new revision: the end of the minimum reload interval, a
 // retry, or the next look at a health watch.
-func (a *Applier) step(ctx context.Context, full bool) time.Duration {
+func (a *Applier) step(ctx context.Context) time.Duration {
 	a.checkWatch(ctx)
 	head := a.store.Head()
 	a.mu.Lock()
-	running, rejected, lastReload := a.running, a.rejected, a.lastReload
+	running, rejected, lastReload, full := a.running, a.rejected, a.lastReload, a.needFull
 	a.mu.Unlock()
 	if !full && running != nil && running.Revision == head.Revision {
 		return a.watchDelay()
@@ -137,7 +141,11 @@ func (a *Applier) step(ctx context.Context, full bool) time.Duration {
 	}
 	p, err := a.plan(head, full)
 	if err != nil {
-		a.reject(ctx, head, api.ModeNone, time.Now(), err)
+		mode := api.ModeNone
+		if p != nil {
+			mode = p.mode
+		}
+		a.reject(ctx, head, mode, time.Now(), err)
 		return a.watchDelay()
 	}
 	if p.mode == api.ModeReload {

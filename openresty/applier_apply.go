@@ -48,10 +48,15 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 			return 0
 		}
 	}
+	// The record goes first, so that whoever sees the new revision running also finds
+	// the apply that made it.
+	a.record(ctx, head, p.mode, start, api.OutcomeSuccess, nil)
 	a.mu.Lock()
 	a.running, a.runningCnf, a.rejected = head, p.confKey, 0
+	if p.push.Full {
+		a.needFull = false
+	}
 	a.mu.Unlock()
-	a.record(ctx, head, p.mode, start, api.OutcomeSuccess, nil)
 	a.metrics.Applied(head.Revision, time.Now())
 	if !head.Written.IsZero() {
 		a.metrics.Propagation(time.Since(head.Written))

@@ -23,6 +23,7 @@ type plan struct {
 // plan compares the head with what runs. The rendered nginx.conf decides between reload
 // and not: rendering is deterministic, so equal bytes mean nginx sees nothing new, and a
 // change to anything else (settings the applier alone reads, say) needs no reload.
+// A plan with an error is one nginx must not see: the error says why.
 func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	a.mu.Lock()
 	running, runningCnf := a.running, a.runningCnf
@@ -33,16 +34,7 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 		return nil, fmt.Errorf("render revision %d: %w", head.Revision, err)
 	}
 	p := &plan{mode: api.ModeNone, confKey: key, certs: cfg.Certificates}
-	if full || running == nil {
-		running = nil
-		p.push.Full = true
-	}
-	p.push = dynamicChanges(running, head, p.push.Full)
-	for _, c := range p.push.Certificates {
-		if !c.KeyMatches {
-			return nil, fmt.Errorf("certificate %q: the private key does not belong to the certificate", c.Name)
-		}
-	}
+	p.push = dynamicChanges(running, head, full || running == nil)
 	switch {
 	case running == nil || !bytes.Equal(key, runningCnf):
 		p.mode = api.ModeReload
@@ -54,7 +46,25 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	case !p.push.Empty():
 		p.mode = api.ModeDynamic
 	}
+	// nginx -t checks the key of every certificate a server names, and says so in its own
+	// words; a certificate that goes only into shared memory has no such check, so the
+	// applier makes it here.
+	for _, c := range p.push.Certificates {
+		if !c.KeyMatches && (p.mode != api.ModeReload || !named(head, c.Name)) {
+			return p, fmt.Errorf("certificate %q: the private key does not belong to the certificate", c.Name)
+		}
+	}
 	return p, nil
+}
+
+// named reports whether a server presents the certificate.
+func named(s *api.State, cert string) bool {
+	for _, srv := range s.Servers {
+		if srv.TLS != nil && srv.TLS.Certificate == cert {
+			return true
+		}
+	}
+	return false
 }
 
 // dynamicChanges lists the backends and certificates that differ between what runs and
@@ -94,8 +104,11 @@ func dynamicChanges(running, head *api.State, full bool) Push {
 // rendered config passes nginx -t ("ok" or nginx's error text).
 func (a *Applier) DryRun(ctx context.Context, candidate *api.State) (mode, validation string, err error) {
 	p, err := a.plan(candidate, false)
+	if p == nil {
+		return api.ModeNone, "", err
+	}
 	if err != nil {
-		return api.ModeNone, err.Error(), nil
+		return p.mode, err.Error(), nil
 	}
 	if p.mode != api.ModeReload {
 		return p.mode, "ok", nil

@@ -25,9 +25,7 @@ type watch struct {
 	min      int64
 }
 
-// startWatch begins watching head after it applied over running. A revision that arrives
-// during a watch extends it: the servers of both stay watched, and the way back stays the
-// revision that was good before either.
+// startWatch begins watching head after it applied over running.
 func (a *Applier) startWatch(running, head *api.State) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -37,21 +35,22 @@ func (a *Applier) startWatch(running, head *api.State) {
 		a.promote(head.Revision)
 		return
 	}
-	w := a.watch
-	if w == nil {
-		if len(affected) == 0 {
-			a.promote(head.Revision)
-			return
-		}
-		w = &watch{previous: a.lastGood, servers: map[string]bool{}}
+	// A revision still under watch when the next one applies showed no harm while it ran:
+	// it becomes the way back, so that a bad push returns to the revision just before it.
+	if a.watch != nil {
+		a.promote(a.watch.revision)
 	}
+	if len(affected) == 0 {
+		a.promote(head.Revision)
+		return
+	}
+	w := &watch{previous: a.lastGood, servers: map[string]bool{}}
 	w.revision, w.until = head.Revision, time.Now().Add(window)
 	w.ratio, w.min = head.Settings.RollbackErrorRatio, int64(head.Settings.RollbackMinRequests)
 	for s := range affected {
 		w.servers[s] = true
 	}
-	w.base = nil // taken at the first look, after the apply
-	a.watch = w
+	a.watch = w // its baseline is taken at the first look, after the apply
 }
 
 // promote records rev as the newest revision known good; the caller holds mu.

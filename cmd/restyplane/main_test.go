@@ -87,7 +87,7 @@ func startServe(t *testing.T, dir string) *served {
 	s := &served{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	t.Cleanup(cancel)
 	go func() {
-		s.done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dir, "--log-format", "json"}, s.stdout, s.stderr)
+		s.done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dir, "--log-format", "json", "--openresty", "off"}, s.stdout, s.stderr)
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {

@@ -36,9 +36,8 @@ type serveConfig struct {
 	logLevel  string
 	logFormat string
 
-	// OpenResty (--proxy-listen, --openresty=managed|attach|off, --nginx-binary, ...) and
-	// Kubernetes (--kubeconfig, --ingress-class, ...) flags join here, each registered in
-	// flags and wired in serve.
+	proxy proxyConfig
+	kube  kubeConfig
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -50,6 +49,8 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		"debug, info, warn or error (env RESTYPLANE_LOG_LEVEL)")
 	fs.StringVar(&c.logFormat, "log-format", env("RESTYPLANE_LOG_FORMAT", "text"),
 		"text or json (env RESTYPLANE_LOG_FORMAT)")
+	c.proxy.flags(fs)
+	c.kube.flags(fs)
 }
 
 // env returns the environment variable name, or def when it is unset or empty.
@@ -89,7 +90,24 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	px, err := startProxy(ctx, cfg.proxy, cfg.dataDir, st, reg, log)
+	if err != nil {
+		return err
+	}
+	var applier server.Applier
+	if px != nil {
+		defer px.stop()
+		applier = px.applier // assigned only when there is one: a nil *Applier is not a nil interface
+	}
+	kubeDone, err := startReconciler(ctx, cfg.kube, st, log)
+	if err != nil {
+		return err
+	}
+	if kubeDone != nil {
+		defer func() { <-kubeDone }()
+	}
 	srv, err := server.New(st, server.Options{
+		Applier:  applier,
 		Logger:   log,
 		Registry: reg,
 		UI:       web.Files(),

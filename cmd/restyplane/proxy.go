@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/restyplane/restyplane/openresty"
+	"github.com/restyplane/restyplane/server"
+	"github.com/restyplane/restyplane/store"
+)
+
+// The applier is what the server asks for status and dry runs, and the store is what the
+// applier reads; the guards keep both consumer interfaces honest.
+var (
+	_ server.Applier    = (*openresty.Applier)(nil)
+	_ openresty.Store   = (*store.Store)(nil)
+	_ openresty.Proxy   = (*openresty.Instance)(nil)
+	_ openresty.Metrics = (*server.ApplyMetrics)(nil)
+)
+
+// OpenResty modes: restyplane starts and supervises nginx, adopts one that something else
+// started, or runs the API alone.
+const (
+	modeManaged = "managed"
+	modeAttach  = "attach"
+	modeOff     = "off"
+)
+
+// proxyConfig is the OpenResty part of `restyplane serve`.
+type proxyConfig struct {
+	mode      string
+	listen    string
+	tlsListen string
+	prefix    string
+	binary    string
+	modules   string
+	luaPath   string
+	user      string
+}
+
+func (c *proxyConfig) flags(fs *flag.FlagSet) {
+	d := openresty.Detect()
+	fs.StringVar(&c.mode, "openresty", env("RESTYPLANE_OPENRESTY", modeManaged),
+		"managed (start and supervise nginx), attach (adopt the nginx running in --openresty-prefix) or off (env RESTYPLANE_OPENRESTY)")
+	fs.StringVar(&c.listen, "proxy-listen", env("RESTYPLANE_PROXY_LISTEN", "127.0.0.1:8080"),
+		"address the proxy serves HTTP on (env RESTYPLANE_PROXY_LISTEN)")
+	fs.StringVar(&c.tlsListen, "tls-listen", env("RESTYPLANE_PROXY_TLS_LISTEN", "127.0.0.1:8443"),
+		"address the proxy serves HTTPS on (env RESTYPLANE_PROXY_TLS_LISTEN)")
+	fs.StringVar(&c.prefix, "openresty-prefix", env("RESTYPLANE_OPENRESTY_PREFIX", ""),
+		"the instance's prefix directory (default <data-dir>/openresty) (env RESTYPLANE_OPENRESTY_PREFIX)")
+	fs.StringVar(&c.binary, "nginx-binary", env("RESTYPLANE_NGINX_BINARY", d.Binary),
+		"the openresty or nginx executable (detected) (env RESTYPLANE_NGINX_BINARY)")
+	fs.StringVar(&c.modules, "nginx-modules", env("RESTYPLANE_NGINX_MODULES", strings.Join(d.Modules, ",")),
+		"comma-separated dynamic modules to load, in order (detected) (env RESTYPLANE_NGINX_MODULES)")
+	fs.StringVar(&c.luaPath, "lua-path", env("RESTYPLANE_LUA_PATH", d.LuaPath),
+		"extra lua_package_path entries for lua-resty-core and cjson (detected) (env RESTYPLANE_LUA_PATH)")
+	fs.StringVar(&c.user, "nginx-user", env("RESTYPLANE_NGINX_USER", ""),
+		"user nginx workers run as when restyplane runs as root (env RESTYPLANE_NGINX_USER)")
+}
+
+// options turns the flags into the instance's options.
+func (c *proxyConfig) options(dataDir string, log *slog.Logger) (openresty.Options, error) {
+	o := openresty.Detect()
+	o.Binary, o.LuaPath, o.User = c.binary, c.luaPath, c.user
+	o.Modules = nil
+	for _, m := range strings.Split(c.modules, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			o.Modules = append(o.Modules, m)
+		}
+	}
+	o.ProxyListen, o.TLSListen, o.Logger = c.listen, c.tlsListen, log
+	prefix := c.prefix
+	if prefix == "" {
+		prefix = filepath.Join(dataDir, "openresty")
+	}
+	abs, err := filepath.Abs(prefix)
+	if err != nil {
+		return o, fmt.Errorf("openresty prefix %q: %w", prefix, err)
+	}
+	o.Prefix = abs
+	return o, nil
+}
+
+// proxy is a running instance with its applier.
+type proxy struct {
+	instance *openresty.Instance
+	applier  *openresty.Applier
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// startProxy starts (or attaches to) OpenResty and its applier; it returns nil in mode off.
+func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.Store, reg prometheus.Registerer, log *slog.Logger) (*proxy, error) {
+	if c.mode == modeOff {
+		return nil, nil
+	}
+	opts, err := c.options(dataDir, log.With("component", "openresty"))
+	if err != nil {
+		return nil, err
+	}
+	var in *openresty.Instance
+	switch c.mode {
+	case modeManaged:
+		in = openresty.NewInstance(opts)
+		// Start serves the last good config of a previous run, or an empty one; the
+		// applier then brings it to the head like any other revision.
+		if err := in.Start(ctx, nil, nil, ""); err != nil {
+			return nil, fmt.Errorf("start openresty: %w", err)
+		}
+	case modeAttach:
+		if in, err = openresty.Attach(ctx, opts); err != nil {
+			return nil, fmt.Errorf("attach to openresty in %s: %w", opts.Prefix, err)
+		}
+	default:
+		return nil, fmt.Errorf("--openresty %q: want managed, attach or off", c.mode)
+	}
+	metrics, err := server.NewApplyMetrics(reg, connections(in.Admin()))
+	if err != nil {
+		return nil, err
+	}
+	p := &proxy{instance: in, done: make(chan struct{})}
+	p.applier = openresty.NewApplier(st, in, metrics, log.With("component", "applier"), "default")
+	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p.cancel = cancel
+	go func() {
+		defer close(p.done)
+		if err := p.applier.Run(actx); err != nil && !errors.Is(err, context.Canceled) {
+			log.Error("applier stopped", "err", err)
+		}
+	}()
+	log.Info("openresty running", "mode", c.mode, "prefix", opts.Prefix, "proxy", c.listen, "tls", c.tlsListen, "binary", opts.Binary)
+	return p, nil
+}
+
+// stop ends the applier, then stops a managed nginx (an attached one keeps running).
+func (p *proxy) stop() {
+	p.cancel()
+	<-p.done
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p.instance.Stop(ctx)
+}
+
+// connections adapts the admin endpoint's stub_status to the gauge the server exports.
+func connections(admin *openresty.AdminClient) server.Connections {
+	return func(ctx context.Context) (map[string]float64, error) {
+		s, err := admin.StubStatus(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]float64{"active": float64(s.Active), "reading": float64(s.Reading),
+			"writing": float64(s.Writing), "waiting": float64(s.Waiting)}, nil
+	}
+}
