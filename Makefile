@@ -19,10 +19,12 @@ install:
 run: install
 	$(GO) run -ldflags '$(LDFLAGS)' ./cmd/restyplane serve
 
-# Fuzz tests run only their seed corpus here; run one with -fuzz to explore.
+# Every test, then a bounded run of the renderer's fuzz test (go test alone runs only its
+# seed corpus): no input the API accepts may add a directive to nginx.conf.
 test: install
 	$(GO) vet ./...
 	$(GO) test ./... -count=1 -timeout 30m
+	$(GO) test ./openresty -run '^$$' -fuzz '^FuzzRender$$' -fuzztime 20s
 
 # Each benchmark writes its own section of BENCHMARKS.md (between its markers).
 bench: install
