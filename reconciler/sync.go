@@ -109,7 +109,7 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, cache 
 		}
 		if res.Revision != nil {
 			rev, wrote = res.Revision.ID, true
-			r.log.Info("wrote revision", "revision", rev, "changes", len(res.Revision.Changes), "message", msg)
+			r.log.Info("wrote revision", "revision", rev, "changes", res.Revision.ChangeCount, "message", msg)
 		}
 	}
 	rep.report(t.Reports, rev)

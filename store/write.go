@@ -101,11 +101,10 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 		cand.Revision = rev
 		return res, nil
 	}
+	// The result's revision carries no Changes: its Diff holds the same objects, with their
+	// previous versions too, and a rollback over thousands of objects would say it twice.
 	r := api.Revision{ID: rev, Parent: head.Revision, Time: time.Now().UTC(), Actor: meta.Actor,
 		Source: meta.Source, Message: meta.Message, RollbackOf: opt.rollbackOf, ChangeCount: len(changes)}
-	for _, p := range changes {
-		r.Changes = append(r.Changes, p.change)
-	}
 	if err := s.commit(ctx, r, changes, meta, opt); err != nil {
 		return nil, err
 	}
