@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,6 +120,23 @@ func TestEditorChangesDiffsAndRollsBack(t *testing.T) {
 		t.Fatalf("endpoint rows after the edit = %d, want %d", got, want)
 	}
 
+	// With OpenResty, the overview shows what runs and how each change went live: the new
+	// server by a reload, the endpoint change by a dynamic update.
+	if rp.proxy != "" {
+		b.click(tid("nav-overview"))
+		b.waitVisible(tid("overview"))
+		b.waitText(tid("ov-applied"), "#3")
+		b.waitText(tid("ov-sync"), "in sync")
+		b.waitFor("the applies table shows revisions 2 and 3", `!!document.querySelector('[data-testid="apply-row"][data-revision="3"]') && !!document.querySelector('[data-testid="apply-row"][data-revision="2"]')`)
+		for rev, mode := range map[int]string{2: "reload", 3: "dynamic"} {
+			row := fmt.Sprintf(`[data-testid="apply-row"][data-revision="%d"]`, rev)
+			if got := b.text(row); !containsAll(got, mode, "success") {
+				t.Errorf("apply of revision %d reads %q, want a successful %s", rev, got, mode)
+			}
+		}
+		waitProxy(t, rp, "shop.test", "/", 200, "hello from shop-api")
+	}
+
 	// The history shows every revision with its actor and reason.
 	b.click(tid("nav-history"))
 	b.waitVisible(tid("history-list"))
@@ -218,6 +236,7 @@ func waitProxy(t *testing.T, rp *restyplane, host, path string, code int, want s
 	for {
 		got, body := rp.proxyGet(host, path)
 		if got == code && strings.Contains(body, want) {
+			t.Logf("through the proxy: GET http://%s%s = %d %q", host, path, got, strings.TrimSpace(body))
 			return
 		}
 		if time.Now().After(deadline) {

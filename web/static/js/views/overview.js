@@ -122,7 +122,7 @@ function lastApplyView(a) {
   return h('div', { class: 'last-apply' },
     dl([
       ['Outcome', badge(a.outcome, undefined, { testid: 'ov-last-apply-outcome' })],
-      ['Revision', h('a', { href: route(['history', a.revision]) }, `#${a.revision}`)],
+      ['Revision', revLink(a.revision)],
       ['Mode', badge(a.mode, undefined, { testid: 'ov-last-apply-mode' })],
       ['Took', ms(a.durationMs)],
       ['Started', agoEl(a.started)],
@@ -132,7 +132,7 @@ function lastApplyView(a) {
 
 function appliesTable(items) {
   return table([
-    { label: 'Revision', cell: (a) => h('a', { href: route(['history', a.revision]) }, `#${a.revision}`) },
+    { label: 'Revision', cell: (a) => revLink(a.revision) },
     { label: 'Mode', cell: (a) => badge(a.mode) },
     { label: 'Outcome', cell: (a) => badge(a.outcome) },
     { label: 'Duration', cell: (a) => ms(a.durationMs) },
@@ -151,4 +151,9 @@ function revisionList(items) {
     h('a', { href: route(['history', r.id]), class: 'rev-id' }, `#${r.id}`), ' ',
     h('span', { class: 'rev-message' }, r.message || h('span', { class: 'muted' }, '(no message)')), ' ',
     h('span', { class: 'muted small' }, `${r.actor} · ${humanize(r.source)} · ${plural(r.changeCount || 0, 'change')} · `, agoEl(r.time)))));
+}
+
+// revLink links a revision; #0, the empty state OpenResty starts with, has no page.
+function revLink(id) {
+  return id ? h('a', { href: route(['history', id]) }, `#${id}`) : h('span', { title: 'the empty configuration' }, '#0');
 }
