@@ -86,11 +86,7 @@ func TestEditorChangesDiffsAndRollsBack(t *testing.T) {
 	if got, want := b.count(tid("location-row")), 1; got != want {
 		t.Fatalf("location rows = %d, want %d", got, want)
 	}
-	if rp.proxy != "" {
-		waitProxy(t, rp, "shop.test", "/", 200, "hello from shop-api")
-	} else {
-		t.Log("pending until cmd/restyplane manages OpenResty (--proxy-listen): the request through the proxy")
-	}
+	waitProxy(t, rp, "shop.test", "/", 200, "hello from shop-api")
 
 	// Edit the backend: a second endpoint and another algorithm.
 	b.route("#/backends/shop-api", tid("backend-detail"))
@@ -120,22 +116,20 @@ func TestEditorChangesDiffsAndRollsBack(t *testing.T) {
 		t.Fatalf("endpoint rows after the edit = %d, want %d", got, want)
 	}
 
-	// With OpenResty, the overview shows what runs and how each change went live: the new
-	// server by a reload, the endpoint change by a dynamic update.
-	if rp.proxy != "" {
-		b.click(tid("nav-overview"))
-		b.waitVisible(tid("overview"))
-		b.waitText(tid("ov-applied"), "#3")
-		b.waitText(tid("ov-sync"), "in sync")
-		b.waitFor("the applies table shows revisions 2 and 3", `!!document.querySelector('[data-testid="apply-row"][data-revision="3"]') && !!document.querySelector('[data-testid="apply-row"][data-revision="2"]')`)
-		for rev, mode := range map[int]string{2: "reload", 3: "dynamic"} {
-			row := fmt.Sprintf(`[data-testid="apply-row"][data-revision="%d"]`, rev)
-			if got := b.text(row); !containsAll(got, mode, "success") {
-				t.Errorf("apply of revision %d reads %q, want a successful %s", rev, got, mode)
-			}
+	// The overview shows what runs and how each change went live: the new server by a
+	// reload, the endpoint change by a dynamic update.
+	b.click(tid("nav-overview"))
+	b.waitVisible(tid("overview"))
+	b.waitText(tid("ov-applied"), "#3")
+	b.waitText(tid("ov-sync"), "in sync")
+	b.waitFor("the applies table shows revisions 2 and 3", `!!document.querySelector('[data-testid="apply-row"][data-revision="3"]') && !!document.querySelector('[data-testid="apply-row"][data-revision="2"]')`)
+	for rev, mode := range map[int]string{2: "reload", 3: "dynamic"} {
+		row := fmt.Sprintf(`[data-testid="apply-row"][data-revision="%d"]`, rev)
+		if got := b.text(row); !containsAll(got, mode, "success") {
+			t.Errorf("apply of revision %d reads %q, want a successful %s", rev, got, mode)
 		}
-		waitProxy(t, rp, "shop.test", "/", 200, "hello from shop-api")
 	}
+	waitProxy(t, rp, "shop.test", "/", 200, "hello from shop-api")
 
 	// The history shows every revision with its actor and reason.
 	b.click(tid("nav-history"))
@@ -214,12 +208,8 @@ func TestEditorChangesDiffsAndRollsBack(t *testing.T) {
 	b.click(tid("nav-overview"))
 	b.waitVisible(tid("overview"))
 	b.waitText(tid("ov-head"), "#4")
-	if rp.proxy != "" {
-		b.waitText(tid("ov-applied"), "#4")
-		waitProxy(t, rp, "shop.test", "/", 404, "")
-	} else {
-		t.Log("pending until cmd/restyplane manages OpenResty (--proxy-listen): the applied revision on the overview")
-	}
+	b.waitText(tid("ov-applied"), "#4")
+	waitProxy(t, rp, "shop.test", "/", 404, "")
 	evalJS[chromedp.Void](b, `window.stillTheSamePage = true`)
 	rp.write("POST", "/api/v1/backends", "search pool", obj{"name": "search", "endpoints": []obj{ep("10.0.0.9", 80, 1)}})
 	b.waitText(tid("ov-head"), "#5")

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -45,15 +44,6 @@ func binary(t testing.TB) string {
 		t.Fatal(built.err)
 	}
 	return built.path
-}
-
-// hasNginxFlags reports whether this restyplane can manage OpenResty (serve has
-// --proxy-listen). Until cmd/restyplane wires the applier, the steps that need the proxy
-// are logged as pending; once it does, they run and must pass.
-func hasNginxFlags(t testing.TB) bool {
-	t.Helper()
-	out, _ := exec.Command(binary(t), "serve", "-h").CombinedOutput()
-	return strings.Contains(string(out), "-proxy-listen")
 }
 
 // lockedBuffer collects the process output, written from exec's copying goroutine.
@@ -94,9 +84,8 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// startRestyplane runs restyplane on loopback ports with a fresh history and waits until
-// its API answers. With nginx support in the binary it also manages an OpenResty and waits
-// until it runs.
+// startRestyplane runs restyplane, with the OpenResty it manages, on loopback ports with a
+// fresh history, and waits until its API answers and OpenResty runs.
 func startRestyplane(t testing.TB) *restyplane {
 	t.Helper()
 	return startRestyplaneIn(t, t.TempDir())
@@ -108,16 +97,13 @@ func startRestyplaneIn(t testing.TB, dataDir string) *restyplane {
 	r := &restyplane{t: t, logs: &lockedBuffer{}, dataDir: dataDir}
 	port := freePort(t)
 	r.url = fmt.Sprintf("http://127.0.0.1:%d", port)
-	args := []string{"serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--data-dir", dataDir}
-	withNginx := hasNginxFlags(t)
-	if withNginx {
-		if _, err := exec.LookPath("nginx"); err != nil {
-			t.Fatal("nginx is not installed: run `make test` (hack/install.sh installs nginx-light and libnginx-mod-http-lua)")
-		}
-		proxyPort, tlsPort := freePort(t), freePort(t)
-		r.proxy = fmt.Sprintf("http://127.0.0.1:%d", proxyPort)
-		args = append(args, "--proxy-listen", fmt.Sprintf("127.0.0.1:%d", proxyPort), "--tls-listen", fmt.Sprintf("127.0.0.1:%d", tlsPort))
+	if _, err := exec.LookPath("nginx"); err != nil {
+		t.Fatal("nginx is not installed: run `make test` (hack/install.sh installs nginx-light and libnginx-mod-http-lua)")
 	}
+	proxyPort, tlsPort := freePort(t), freePort(t)
+	r.proxy = fmt.Sprintf("http://127.0.0.1:%d", proxyPort)
+	args := []string{"serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--data-dir", dataDir,
+		"--proxy-listen", fmt.Sprintf("127.0.0.1:%d", proxyPort), "--tls-listen", fmt.Sprintf("127.0.0.1:%d", tlsPort)}
 	r.cmd = exec.Command(binary(t), args...)
 	r.cmd.Env = append(os.Environ(), "RESTYPLANE_ADMIN_TOKEN="+adminSecret)
 	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs
@@ -129,7 +115,7 @@ func startRestyplaneIn(t testing.TB, dataDir string) *restyplane {
 	for {
 		var st map[string]any
 		code := r.call(adminSecret, "GET", "/api/v1/status", nil, &st)
-		if code == http.StatusOK && (!withNginx || st["state"] == "running") {
+		if code == http.StatusOK && st["state"] == "running" {
 			return r
 		}
 		if time.Now().After(deadline) {
