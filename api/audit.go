@@ -11,7 +11,6 @@ const (
 	AuditTokenCreate = "token_create"
 	AuditTokenDelete = "token_delete"
 	AuditApply       = "apply"
-	AuditPrune       = "prune"
 )
 
 // AuditEvent answers "who did what, when, and with what outcome". Every write, rollback,

@@ -31,10 +31,7 @@ type Settings struct {
 	RollbackWindow      string `json:"rollbackWindow" example:"30s"`
 	// MinReloadInterval spaces reloads; changes that arrive meanwhile are merged.
 	MinReloadInterval string `json:"minReloadInterval" example:"1s"`
-	// RetainRevisions prunes revisions older than the newest N (0 keeps all). Pruning is
-	// explicit and audited because history is otherwise never deleted.
-	RetainRevisions int   `json:"retainRevisions" minimum:"0" example:"0"`
-	Version         int64 `json:"version,omitempty" readonly:"true"`
+	Version           int64  `json:"version,omitempty" readonly:"true"`
 }
 
 // DefaultSettings returns the settings of a fresh install.
@@ -71,7 +68,6 @@ func (s *Settings) Validate() error {
 		{"keepaliveRequests", s.KeepaliveRequests, 1, 100000},
 		{"upstreamKeepalive", s.UpstreamKeepalive, 0, 10000},
 		{"rollbackMinRequests", s.RollbackMinRequests, 1, 1000000},
-		{"retainRevisions", s.RetainRevisions, 0, 1 << 30},
 	}
 	for _, f := range ints {
 		if f.v < f.lo || f.v > f.hi {

@@ -2867,12 +2867,6 @@ const docTemplate = `{
                     "type": "string",
                     "example": "60s"
                 },
-                "retainRevisions": {
-                    "description": "RetainRevisions prunes revisions older than the newest N (0 keeps all). Pruning is\nexplicit and audited because history is otherwise never deleted.",
-                    "type": "integer",
-                    "minimum": 0,
-                    "example": 0
-                },
                 "rollbackErrorRatio": {
                     "description": "RollbackErrorRatio is the 5xx share of the affected servers' requests within\nRollbackWindow after an apply that makes the applier roll back; 0 disables it.",
                     "type": "number",
