@@ -28,7 +28,11 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	a.mu.Lock()
 	running, runningCnf := a.running, a.runningCnf
 	a.mu.Unlock()
-	cfg := head.Config(true)
+	// Backends are pushed, never rendered: leaving them out of the config spares copying
+	// and sorting thousands of them at every apply, dynamic ones included.
+	rendered := *head
+	rendered.Backends = nil
+	cfg := rendered.Config(true)
 	key, err := a.proxy.Render(cfg, "")
 	if err != nil {
 		return nil, fmt.Errorf("render revision %d: %w", head.Revision, err)
@@ -69,35 +73,52 @@ func named(s *api.State, cert string) bool {
 
 // dynamicChanges lists the backends and certificates that differ between what runs and
 // the head. An object's version is the revision that wrote it, so equal versions mean
-// equal objects and nothing needs comparing byte by byte.
+// equal objects and nothing needs comparing byte by byte. Only the names found are sorted,
+// so that one change among thousands of backends costs a walk of the map, not a sort.
 func dynamicChanges(running, head *api.State, full bool) Push {
-	p := Push{Full: full}
-	for _, name := range sortedNames(head.Backends) {
-		b := head.Backends[name]
-		if full || running.Backends[name] == nil || running.Backends[name].Version != b.Version {
-			p.Backends = append(p.Backends, *b)
-		}
+	var runBackends map[string]*api.Backend
+	var runCerts map[string]*api.Certificate
+	if running != nil {
+		runBackends, runCerts = running.Backends, running.Certificates
 	}
-	for _, name := range sortedNames(head.Certificates) {
-		c := head.Certificates[name]
-		if full || running.Certificates[name] == nil || running.Certificates[name].Version != c.Version {
-			p.Certificates = append(p.Certificates, *c)
-		}
+	p := Push{Full: full}
+	for _, name := range changedNames(runBackends, head.Backends, func(b *api.Backend) int64 { return b.Version }, full) {
+		p.Backends = append(p.Backends, *head.Backends[name])
+	}
+	for _, name := range changedNames(runCerts, head.Certificates, func(c *api.Certificate) int64 { return c.Version }, full) {
+		p.Certificates = append(p.Certificates, *head.Certificates[name])
 	}
 	if full {
 		return p
 	}
-	for _, name := range sortedNames(running.Backends) {
-		if head.Backends[name] == nil {
-			p.DeletedBackends = append(p.DeletedBackends, name)
-		}
-	}
-	for _, name := range sortedNames(running.Certificates) {
-		if head.Certificates[name] == nil {
-			p.DeletedCerts = append(p.DeletedCerts, name)
-		}
-	}
+	p.DeletedBackends = goneNames(runBackends, head.Backends)
+	p.DeletedCerts = goneNames(runCerts, head.Certificates)
 	return p
+}
+
+// changedNames returns, sorted, the names in head that running lacks or holds at another
+// version; every name in head when all is set.
+func changedNames[T any](running, head map[string]*T, version func(*T) int64, all bool) []string {
+	var names []string
+	for name, obj := range head {
+		if r := running[name]; all || r == nil || version(r) != version(obj) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// goneNames returns, sorted, the names in running that head no longer has.
+func goneNames[T any](running, head map[string]*T) []string {
+	var names []string
+	for name := range running {
+		if head[name] == nil {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // DryRun says what applying candidate would do: the mode, and for a reload whether the
@@ -120,15 +141,6 @@ func (a *Applier) DryRun(ctx context.Context, candidate *api.State) (mode, valid
 }
 
 func generation(s *api.State) string { return strconv.FormatInt(s.Revision, 10) }
-
-func sortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
 
 // ParseDuration reads a duration in nginx notation ("500ms", "30s", "5m", "1h"), the form
 // api validates.

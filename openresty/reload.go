@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -136,22 +137,29 @@ func (in *Instance) hup() error {
 
 // confirm waits until a new worker (none of old, the workers from before the signal)
 // reports generation: the generation alone would not tell a reload to the same generation
-// from one the master refused. An [emerg] line that the master writes to the error log
-// after logStart means it refused the conf and keeps the old one (a port that cannot be
-// bound, say, which nginx -t does not check); that ends the wait at once.
+// from one the master refused. It then waits until no old worker accepts connections any
+// more: the master signals the old workers only after it started the new ones and paused
+// (100 ms in nginx), and until then they serve new connections with the previous conf.
+// An [emerg] line that the master writes to the error log after logStart means it refused
+// the conf and keeps the old one (a port that cannot be bound, say, which nginx -t does
+// not check); that ends the wait at once.
 func (in *Instance) confirm(ctx context.Context, generation string, old map[int]bool, logStart int64) error {
 	ctx, cancel := context.WithTimeout(ctx, in.opts.ReloadTimeout)
 	defer cancel()
 	var last string
 	for {
 		st, err := in.admin.Status(ctx)
-		if err == nil && st.Generation == generation && !old[st.PID] {
-			return nil
-		}
-		if err == nil {
-			last = fmt.Sprintf("worker %d reports generation %q", st.PID, st.Generation)
-		} else {
+		switch {
+		case err != nil:
 			last = err.Error()
+		case st.Generation != generation || old[st.PID]:
+			last = fmt.Sprintf("worker %d reports generation %q", st.PID, st.Generation)
+		default:
+			accepting := acceptingWorkers(old)
+			if len(accepting) == 0 {
+				return nil
+			}
+			last = fmt.Sprintf("workers %v of the previous conf still accept connections", accepting)
 		}
 		if emerg := emergSince(in.l.errorLog(), logStart); emerg != "" {
 			return fmt.Errorf("nginx refused the conf: %s", emerg)
@@ -162,6 +170,25 @@ func (in *Instance) confirm(ctx context.Context, generation string, old map[int]
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// acceptingWorkers returns the processes among pids that are nginx workers still
+// accepting connections. A worker closes its listening sockets when it takes the signal
+// to shut down, and renames itself "worker process is shutting down" at that moment; a
+// process that is gone accepts nothing either.
+func acceptingWorkers(pids map[int]bool) []int {
+	var out []int
+	for pid := range pids {
+		title, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		if bytes.Contains(title, []byte("worker process")) && !bytes.Contains(title, []byte("shutting down")) {
+			out = append(out, pid)
+		}
+	}
+	sort.Ints(out)
+	return out
 }
 
 func fileSize(path string) int64 {
