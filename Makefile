@@ -31,6 +31,7 @@ bench: install
 	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md \
 		$(GO) test ./server -run '^$$' -bench '^BenchmarkHistory$$' -benchtime 1x -count 1 -timeout 60m
 	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test ./e2e -run '^$$' -bench '^BenchmarkKubernetes$$' -benchtime 1x -count 1 -timeout 60m
+	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test ./bench -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/restyplane ./cmd/restyplane
