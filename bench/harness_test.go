@@ -19,19 +19,35 @@ import (
 
 const adminToken = "rp_bench_admin_token_0123456789"
 
-// buildBinary builds cmd/restyplane once per test binary: every benchmark starts its own
-// instance of it.
-var buildBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "restyplane-bench")
-	if err != nil {
-		return "", err
+// binary is cmd/restyplane, built once per test binary: every benchmark starts its own
+// instance of it. TestMain removes it at the end.
+var binary struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func buildBinary() (string, error) {
+	binary.once.Do(func() {
+		binary.dir, binary.err = os.MkdirTemp("", "restyplane-bench")
+		if binary.err != nil {
+			return
+		}
+		binary.path = filepath.Join(binary.dir, "restyplane")
+		if out, err := exec.Command("go", "build", "-o", binary.path, "../cmd/restyplane").CombinedOutput(); err != nil {
+			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	return binary.path, binary.err
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binary.dir != "" {
+		os.RemoveAll(binary.dir)
 	}
-	bin := filepath.Join(dir, "restyplane")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/restyplane").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
+	os.Exit(code)
+}
 
 // instance is a running `restyplane serve` with its managed nginx.
 type instance struct {
