@@ -33,10 +33,17 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	rendered := *head
 	rendered.Backends = nil
 	cfg := rendered.Config(true)
-	key, err := a.proxy.Render(cfg, "")
-	if err != nil {
-		return nil, fmt.Errorf("render revision %d: %w", head.Revision, err)
+	// The conf depends only on the settings, the servers and the certificates' names. When
+	// none of those changed it is the running one, and rendering a config of thousands of
+	// servers just to find that out would cost every endpoint change a third of a second.
+	key := runningCnf
+	if running == nil || !sameStructure(running, head) {
+		var err error
+		if key, err = a.proxy.Render(cfg, ""); err != nil {
+			return nil, fmt.Errorf("render revision %d: %w", head.Revision, err)
+		}
 	}
+	var err error
 	p := &plan{mode: api.ModeNone, confKey: key, certs: cfg.Certificates}
 	p.push = dynamicChanges(running, head, full || running == nil)
 	switch {
@@ -59,6 +66,26 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// sameStructure reports whether two states render the same nginx.conf: the same settings
+// and server versions (a version is the revision that wrote the object) and the same
+// certificate names (the conf names certificate files, not their contents).
+func sameStructure(a, b *api.State) bool {
+	if a.Settings.Version != b.Settings.Version || len(a.Servers) != len(b.Servers) || len(a.Certificates) != len(b.Certificates) {
+		return false
+	}
+	for name, s := range b.Servers {
+		if r := a.Servers[name]; r == nil || r.Version != s.Version {
+			return false
+		}
+	}
+	for name := range b.Certificates {
+		if a.Certificates[name] == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // named reports whether a server presents the certificate.

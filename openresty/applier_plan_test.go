@@ -115,3 +115,32 @@ func TestReloadTestsFirstOnlyWhenItPushes(t *testing.T) {
 		t.Fatalf("after the reload with a push: %d reloads, %d pushes; want 3 and 2", r, n)
 	}
 }
+
+func TestSameStructure(t *testing.T) {
+	base := api.NewState()
+	base.Servers["shop"] = &api.Server{Name: "shop", Version: 3}
+	base.Certificates["tls"] = &api.Certificate{Name: "tls", Version: 2}
+	base.Backends["web"] = &api.Backend{Name: "web", Version: 3}
+	tests := []struct {
+		name   string
+		change func(s *api.State)
+		same   bool
+	}{
+		{"backend changed", func(s *api.State) { s.Backends["web"] = &api.Backend{Name: "web", Version: 9} }, true},
+		{"certificate contents changed", func(s *api.State) { s.Certificates["tls"] = &api.Certificate{Name: "tls", Version: 9} }, true},
+		{"certificate added", func(s *api.State) { s.Certificates["new"] = &api.Certificate{Name: "new", Version: 9} }, false},
+		{"server changed", func(s *api.State) { s.Servers["shop"] = &api.Server{Name: "shop", Version: 9} }, false},
+		{"server added", func(s *api.State) { s.Servers["b"] = &api.Server{Name: "b", Version: 9} }, false},
+		{"server removed", func(s *api.State) { delete(s.Servers, "shop") }, false},
+		{"settings changed", func(s *api.State) { s.Settings.Version = 9 }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			head := base.Clone()
+			tt.change(head)
+			if got := sameStructure(base, head); got != tt.same {
+				t.Fatalf("sameStructure = %v, want %v", got, tt.same)
+			}
+		})
+	}
+}
