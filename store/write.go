@@ -200,6 +200,14 @@ func checkOwner(meta api.Meta, m *api.Mutation, owner api.Source, exists bool) e
 		}
 		return nil
 	}
+	// Who owns the object decides first: a REST write of a kubernetes-owned object is a
+	// conflict that says where to edit it, whatever source the body claims.
+	if exists && (owner.Kind == api.SourceKubernetes) != k8s {
+		if k8s {
+			return api.Errorf(api.EConflict, "%s %q is owned by the REST API; the REST object wins", m.Kind, m.Name)
+		}
+		return api.Errorf(api.EConflict, "%s %q is owned by %s: edit the Kubernetes object instead", m.Kind, m.Name, owner)
+	}
 	if !m.Delete {
 		if got := objectSource(m); (got.Kind == api.SourceKubernetes) != k8s {
 			if k8s {
@@ -208,13 +216,7 @@ func checkOwner(meta api.Meta, m *api.Mutation, owner api.Source, exists bool) e
 			return api.Invalid("source.kind", "only the Kubernetes reconciler writes kubernetes-owned objects")
 		}
 	}
-	if !exists || (owner.Kind == api.SourceKubernetes) == k8s {
-		return nil
-	}
-	if k8s {
-		return api.Errorf(api.EConflict, "%s %q is owned by the REST API; the REST object wins", m.Kind, m.Name)
-	}
-	return api.Errorf(api.EConflict, "%s %q is owned by %s: edit the Kubernetes object instead", m.Kind, m.Name, owner)
+	return nil
 }
 
 // refName is the name of the object a mutation carries, or its Name for a delete.

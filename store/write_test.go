@@ -181,6 +181,11 @@ func TestOwnership(t *testing.T) {
 	if !strings.Contains(err.Error(), "edit the Kubernetes object") {
 		t.Fatalf("conflict message %q does not say where to edit", err)
 	}
+	// The hot path copies the stored backend, source included: still a conflict.
+	copied := backend("default-web-80", 9090)
+	copied.Source = kb.Source
+	_, err = write(s, meta("edit endpoints"), api.Mutation{Kind: api.KindBackend, Backend: copied})
+	wantCode(t, err, api.EConflict)
 	putBackend(t, s, backend("rest", 1))
 	kr := backend("rest", 2)
 	kr.Source = kb.Source
