@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"github.com/restyplane/restyplane/internal/benchmd"
 	"os"
 	"os/exec"
 	"runtime"
@@ -67,30 +68,9 @@ func report(b *testing.B, name, body string) {
 	if out == "" {
 		return
 	}
-	if err := writeSection(out, name, body); err != nil {
+	if err := benchmd.WriteSection(out, name, body); err != nil {
 		b.Fatalf("write %s: %v", out, err)
 	}
-}
-
-// writeSection replaces the named section of the markdown file at path (between its
-// markers), or appends it, so that each benchmark owns its part of BENCHMARKS.md.
-func writeSection(path, name, body string) error {
-	begin, end := "<!-- BEGIN "+name+" -->", "<!-- END "+name+" -->"
-	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	doc := string(old)
-	if doc == "" {
-		doc = "# Benchmarks\n\nWritten by `make bench`; each section belongs to one benchmark and is replaced when it runs.\n"
-	}
-	section := begin + "\n" + body + end
-	if i, j := strings.Index(doc, begin), strings.Index(doc, end); i >= 0 && j > i {
-		doc = doc[:i] + section + doc[j+len(end):]
-	} else {
-		doc = strings.TrimRight(doc, "\n") + "\n\n" + section + "\n"
-	}
-	return os.WriteFile(path, []byte(doc), 0o644)
 }
 
 // machine describes where the benchmark ran.

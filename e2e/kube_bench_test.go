@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/restyplane/restyplane/internal/benchmd"
 	"os"
 	"strings"
 	"sync"
@@ -42,7 +43,7 @@ func BenchmarkKubernetes(b *testing.B) {
 		b.ReportMetric(millis(res.updates.p99), "update-p99-ms")
 		b.ReportMetric(float64(res.rssPeak)/(1<<20), "rss-peak-MiB")
 		if out := os.Getenv("RESTYPLANE_BENCH_OUT"); out != "" {
-			if err := writeBenchmarkSection(out, "kubernetes", res.markdown()); err != nil {
+			if err := benchmd.WriteSection(out, "kubernetes", res.markdown()); err != nil {
 				b.Fatalf("write %s: %v", out, err)
 			}
 		}

@@ -188,24 +188,3 @@ func (r *kubeBenchResult) markdown() string {
 	p("\n")
 	return w.String()
 }
-
-// writeBenchmarkSection replaces the named section of the markdown file at path (between
-// its markers), or appends it, so that each benchmark owns its part of BENCHMARKS.md.
-func writeBenchmarkSection(path, name, body string) error {
-	begin, end := "<!-- BEGIN "+name+" -->", "<!-- END "+name+" -->"
-	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	doc := string(old)
-	if doc == "" {
-		doc = "# Benchmarks\n\nWritten by `make bench`; each section belongs to one benchmark and is replaced when it runs.\n"
-	}
-	section := begin + "\n" + body + end
-	if i, j := strings.Index(doc, begin), strings.Index(doc, end); i >= 0 && j > i {
-		doc = doc[:i] + section + doc[j+len(end):]
-	} else {
-		doc = strings.TrimRight(doc, "\n") + "\n\n" + section + "\n"
-	}
-	return os.WriteFile(path, []byte(doc), 0o644)
-}

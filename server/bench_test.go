@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/restyplane/restyplane/internal/benchmd"
 	"io"
 	"net/http"
 	"os"
@@ -45,7 +46,7 @@ func BenchmarkHistory(b *testing.B) {
 		b.ReportMetric(ms(res.rollback.median), "rollback-ms")
 		b.ReportMetric(ms(res.diff.median), "diff-ms")
 		if out := os.Getenv("RESTYPLANE_BENCH_OUT"); out != "" {
-			if err := writeSection(out, "history", res.markdown()); err != nil {
+			if err := benchmd.WriteSection(out, "history", res.markdown()); err != nil {
 				b.Fatalf("write %s: %v", out, err)
 			}
 		}
@@ -311,25 +312,4 @@ func loadAverage() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// writeSection replaces the named section of the markdown file at path (between its
-// markers), or appends it, so that each benchmark owns its part of BENCHMARKS.md.
-func writeSection(path, name, body string) error {
-	begin, end := "<!-- BEGIN "+name+" -->", "<!-- END "+name+" -->"
-	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	doc := string(old)
-	if doc == "" {
-		doc = "# Benchmarks\n\nWritten by `make bench`; each section belongs to one benchmark and is replaced when it runs.\n"
-	}
-	section := begin + "\n" + body + end
-	if i, j := strings.Index(doc, begin), strings.Index(doc, end); i >= 0 && j > i {
-		doc = doc[:i] + section + doc[j+len(end):]
-	} else {
-		doc = strings.TrimRight(doc, "\n") + "\n\n" + section + "\n"
-	}
-	return os.WriteFile(path, []byte(doc), 0o644)
 }
