@@ -4,8 +4,17 @@
 local _M = {}
 local mt = { __index = _M }
 
-local crc32 = ngx.crc32_long
+local md5_bin = ngx.md5_bin
+local byte = string.byte
 local floor, max, min = math.floor, math.max, math.min
+
+-- hash32 takes 32 bits of MD5 rather than CRC32: CRC32 is linear, so short keys that differ
+-- in one character ("u1", "u2", ...) land in clusters on the ring and can all fall to one
+-- peer. MD5 spreads them; its cost per request is under a microsecond.
+local function hash32(s)
+    local a, b, c, d = byte(md5_bin(s), 1, 4)
+    return ((a * 256 + b) * 256 + c) * 256 + d
+end
 
 local MAX_POINTS = 20000
 
@@ -19,7 +28,7 @@ function _M.new(peers)
     for i, p in ipairs(peers) do
         local n = max(1, floor(base * p.weight / maxw + 0.5))
         for v = 1, n do
-            points[#points + 1] = { crc32(p.id .. "#" .. v), i }
+            points[#points + 1] = { hash32(p.id .. "#" .. v), i }
         end
     end
     table.sort(points, function(a, b)
@@ -38,7 +47,7 @@ function _M:pick(tried, key)
     if n == 0 then
         return nil
     end
-    local h = crc32(key or "")
+    local h = hash32(key or "")
     local lo, hi = 1, n + 1
     while lo < hi do
         local mid = floor((lo + hi) / 2)
