@@ -154,3 +154,19 @@ func TestHeadChangedWakesOnWrite(t *testing.T) {
 		t.Fatal("not woken by a write")
 	}
 }
+
+// TestOpenSettings guards the connection settings that the driver applies in its own order:
+// a page size given after WAL mode would be silently ignored.
+func TestOpenSettings(t *testing.T) {
+	s := mustOpen(t)
+	var pageSize, foreignKeys int
+	var journal string
+	for q, dst := range map[string]any{"PRAGMA page_size": &pageSize, "PRAGMA foreign_keys": &foreignKeys, "PRAGMA journal_mode": &journal} {
+		if err := s.db.Get(dst, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if pageSize != 16384 || foreignKeys != 1 || journal != "wal" {
+		t.Fatalf("page_size %d, foreign_keys %d, journal_mode %s; want 16384, 1, wal", pageSize, foreignKeys, journal)
+	}
+}
