@@ -110,11 +110,9 @@ func (s *Server) diffRevision(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if d.Entries == nil {
-		d.Entries = []api.DiffEntry{}
-	}
-	writeJSON(w, http.StatusOK, d)
-	return nil
+	shell := d
+	shell.Entries = []api.DiffEntry{}
+	return writeDiffJSON(w, http.StatusOK, shell, d.Entries)
 }
 
 // rollback godoc

@@ -50,8 +50,7 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request, wr write) error 
 			}
 			res.Mode, res.Validation = mode, validation
 		}
-		writeJSON(w, http.StatusOK, res)
-		return nil
+		return writeResultJSON(w, http.StatusOK, res)
 	}
 	s.metrics.observeWrite(wr.op, start, err)
 	if err != nil {
@@ -71,8 +70,7 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request, wr write) error 
 	if res.Revision != nil {
 		w.Header().Set("ETag", etag(res.Revision.ID))
 	}
-	writeJSON(w, status, res)
-	return nil
+	return writeResultJSON(w, status, res)
 }
 
 // objectWrite is the write of one object (or its deletion); a location marks a create.
