@@ -27,7 +27,7 @@ const (
 	benchEdits     = 10000
 	benchClients   = 4
 	benchRuns      = 9 // repetitions of each read measurement
-	benchRollbacks = 5 // rollbacks to the old revision, each followed by one back to the edited state
+	benchRollbacks = 9 // rollbacks to the old revision, each followed by one back to the edited state
 )
 
 // BenchmarkHistory loads 5,000 backends of 4 endpoints, makes 10,000 single-endpoint edits
