@@ -48,6 +48,9 @@ type AdminStatus struct {
 	Version      int64 `json:"version"`
 	Backends     int   `json:"backends"`
 	Certificates int   `json:"certificates"`
+	// Draining says whether a reload's drain flag is up: answers ask clients to close
+	// their kept-alive connections (see Instance.Reload).
+	Draining bool `json:"draining"`
 }
 
 // CertificateInfo describes a pushed certificate; the admin endpoint never returns keys.

@@ -51,9 +51,11 @@ func (in *Instance) test(ctx context.Context, dir string) error {
 
 // Reload brings in conf (with the files of certs) as generation: it writes them to a new
 // directory, runs nginx -t, swaps the conf symlink atomically (the previous directory
-// stays), signals the master, and waits until the admin endpoint reports the new
-// generation. If any step fails, the previous conf goes back (and the master is signalled
-// again if it may have loaded the new one), and the error carries nginx's own text.
+// stays), raises the drain flag (see drain.go) so that kept-alive clients reconnect
+// instead of meeting a closing worker, signals the master, waits until the admin endpoint
+// reports the new generation and the old workers shut down, and lowers the flag. If any
+// step fails, the previous conf goes back (and the master is signalled again if it may
+// have loaded the new one), the flag comes down, and the error carries nginx's own text.
 func (in *Instance) Reload(ctx context.Context, conf []byte, certs []api.Certificate, generation string) error {
 	if generation == "" {
 		return errors.New("reload: a generation is needed to confirm the reload")
@@ -76,6 +78,7 @@ func (in *Instance) Reload(ctx context.Context, conf []byte, certs []api.Certifi
 		os.RemoveAll(dir)
 		return err
 	}
+	in.drain(ctx)
 	logStart, old := fileSize(in.l.errorLog()), children(in.PID())
 	err = in.hup()
 	if err == nil {
@@ -83,6 +86,7 @@ func (in *Instance) Reload(ctx context.Context, conf []byte, certs []api.Certifi
 	}
 	if err != nil {
 		in.restore(prev, prevGen)
+		in.undrain()
 		os.RemoveAll(dir)
 		return fmt.Errorf("reload to generation %s: %w", generation, err)
 	}
@@ -90,6 +94,7 @@ func (in *Instance) Reload(ctx context.Context, conf []byte, certs []api.Certifi
 	in.gen = generation
 	in.mu.Unlock()
 	in.l.prune(dir, prev)
+	in.undrain()
 	return nil
 }
 

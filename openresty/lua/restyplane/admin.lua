@@ -1,10 +1,12 @@
 -- restyplane.admin serves the admin endpoint on the instance's unix socket: backends and
 -- certificates pushed by the applier, the generation and version this worker runs, health,
--- request counters and, without nginx's stub_status module, a stand-in for it.
+-- request counters, the drain flag a reload raises and, without nginx's stub_status module,
+-- a stand-in for it.
 local json = require("restyplane.json")
 local backends = require("restyplane.backends")
 local certs = require("restyplane.certs")
 local counters = require("restyplane.counters")
+local drain = require("restyplane.drain")
 local init = require("restyplane.init")
 
 local _M = {}
@@ -56,7 +58,24 @@ local function status()
         version = backends.version(),
         backends = backends.count(),
         certificates = certs.count(),
+        draining = drain.active(),
     })
+end
+
+-- drain_on decodes {"seconds": n} and raises the drain flag for that long at most. The
+-- bound is the caller's to choose (it knows how long its reload may take), within a day.
+local function drain_on()
+    ngx.req.read_body()
+    local data = ngx.req.get_body_data()
+    local v = data and json.decode(data)
+    if type(v) ~= "table" or type(v.seconds) ~= "number" or v.seconds <= 0 or v.seconds > 86400 then
+        return json.fail(400, "want a JSON object with seconds between 0 and 86400")
+    end
+    local ok, err = drain.set(v.seconds)
+    if not ok then
+        return json.fail(500, err)
+    end
+    return json.reply(200, { draining = true })
 end
 
 -- stub_status answers in the module's format when nginx lacks it: it knows the requests
@@ -99,7 +118,12 @@ function _M.serve()
             return push(backends, "backends")
         elseif uri == "/certificates" then
             return push(certs, "certificates")
+        elseif uri == "/drain" then
+            return drain_on()
         end
+    elseif method == "DELETE" and uri == "/drain" then
+        drain.clear()
+        return json.reply(200, { draining = false })
     end
     return json.fail(404, "no such admin resource: " .. method .. " " .. uri)
 end

@@ -3,6 +3,7 @@
 -- (log_by_lua). The location names its backend in $rp_backend.
 local ngx_balancer = require("ngx.balancer")
 local backends = require("restyplane.backends")
+local drain = require("restyplane.drain")
 
 local _M = {}
 
@@ -118,8 +119,11 @@ function _M.balance()
     end
 end
 
--- header_filter sets the affinity cookie when the request did not already carry it.
+-- header_filter asks the client to close its connection while a reload drains (it runs at
+-- http level, so for every answer, the proxy's and nginx's own) and sets the affinity
+-- cookie when the request did not already carry it.
 function _M.header_filter()
+    drain.header_filter()
     local c = ngx.ctx.rp_cookie
     if not c then
         return
