@@ -69,10 +69,11 @@ func (s *Store) Diff(ctx context.Context, from, to int64) (api.Diff, error) {
 // versionsAt returns, for each object written in (lo, hi], its body at revision at (nil
 // when it did not exist then).
 func (s *Store) versionsAt(ctx context.Context, at, lo, hi int64) (map[api.Ref][]byte, error) {
-	const q = `SELECT kind, name, MAX(revision) AS revision, op, body FROM object_versions
+	q := resolved(`SELECT kind, name, MAX(revision) AS revision, op, body, body_of
+		FROM object_versions
 		WHERE revision <= ? AND (kind, name) IN
 			(SELECT kind, name FROM object_versions WHERE revision > ? AND revision <= ?)
-		GROUP BY kind, name`
+		GROUP BY kind, name`, false)
 	var rows []objectRow
 	if err := s.db.SelectContext(ctx, &rows, q, at, lo, hi); err != nil {
 		return nil, fmt.Errorf("versions at %d: %w", at, err)

@@ -8,7 +8,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// objectRow is one version of one object.
+// objectRow is one version of one object, with the body of the row that holds it.
 type objectRow struct {
 	Kind     string `db:"kind"`
 	Name     string `db:"name"`
@@ -16,6 +16,25 @@ type objectRow struct {
 	Op       string `db:"op"`
 	Body     []byte `db:"body"`
 	Secret   []byte `db:"secret"`
+	// BodyRev is the revision of the row that holds Body: Revision itself, or the older
+	// row a rollback's row points at (migration 002).
+	BodyRev int64 `db:"body_rev"`
+}
+
+// resolved wraps a query that yields, per object, the columns kind, name, revision, op,
+// body and body_of of one version row as v, and joins the row that holds the body of a
+// restored version. Rows that hold their own body join nothing. Private keys are read only
+// withKeys.
+func resolved(versions string, withKeys bool) string {
+	secret := "NULL"
+	if withKeys {
+		secret = "COALESCE(b.secret, v.secret)"
+	}
+	return `SELECT v.kind, v.name, v.revision, v.op, COALESCE(b.body, v.body) AS body,
+		` + secret + ` AS secret, COALESCE(v.body_of, v.revision) AS body_rev
+		FROM (` + versions + `) v
+		LEFT JOIN object_versions b ON v.body_of IS NOT NULL
+			AND b.kind = v.kind AND b.name = v.name AND b.revision = v.body_of`
 }
 
 // encode returns the stored body of the object a mutation writes, without version or

@@ -56,7 +56,8 @@ func (s *Store) Revision(ctx context.Context, id int64) (*api.Revision, error) {
 		return nil, fmt.Errorf("get revision %d: %w", id, err)
 	}
 	var changes []objectRow
-	const q = `SELECT kind, name, revision, op, body FROM object_versions WHERE revision = ? ORDER BY kind, name`
+	q := resolved(`SELECT kind, name, revision, op, body, body_of
+		FROM object_versions WHERE revision = ?`, false) + ` ORDER BY v.kind, v.name`
 	if err := s.db.SelectContext(ctx, &changes, q, id); err != nil {
 		return nil, fmt.Errorf("changes of revision %d: %w", id, err)
 	}

@@ -11,43 +11,49 @@ import (
 // State returns the desired state at revision rev (0: the newest). Keys of certificates
 // are included only with withKeys, which only the applier asks for.
 func (s *Store) State(ctx context.Context, rev int64, withKeys bool) (*api.State, error) {
+	st, _, err := s.stateAt(ctx, rev, withKeys)
+	return st, err
+}
+
+// stateAt is State that also says, for each object, which row holds its body: a rollback
+// points at those rows instead of copying them.
+func (s *Store) stateAt(ctx context.Context, rev int64, withKeys bool) (*api.State, map[api.Ref]int64, error) {
 	head, err := s.headRevision(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if rev == 0 {
 		rev = head
 	}
 	if rev < 0 || rev > head {
-		return nil, api.Errorf(api.ENotFound, "revision %d not found (head is %d)", rev, head)
+		return nil, nil, api.Errorf(api.ENotFound, "revision %d not found (head is %d)", rev, head)
 	}
 	// For each object, its newest version at or below rev. SQLite fills the bare columns
 	// of an aggregate query from the row that holds the MAX, and the primary key
 	// (kind, name, revision) makes this one index scan.
-	const q = `SELECT kind, name, MAX(revision) AS revision, op, body, secret
-		FROM object_versions WHERE revision <= ? GROUP BY kind, name`
+	q := resolved(`SELECT kind, name, MAX(revision) AS revision, op, body, secret, body_of
+		FROM object_versions WHERE revision <= ? GROUP BY kind, name`, withKeys)
 	var rows []objectRow
 	if err := s.db.SelectContext(ctx, &rows, q, rev); err != nil {
-		return nil, fmt.Errorf("state at %d: %w", rev, err)
+		return nil, nil, fmt.Errorf("state at %d: %w", rev, err)
 	}
 	st := api.NewState()
 	st.Revision = rev
 	if rev > 0 {
 		var at int64
 		if err := s.db.GetContext(ctx, &at, `SELECT created_at FROM revisions WHERE id = ?`, rev); err != nil {
-			return nil, fmt.Errorf("time of revision %d: %w", rev, err)
+			return nil, nil, fmt.Errorf("time of revision %d: %w", rev, err)
 		}
 		st.Written = time.Unix(0, at).UTC()
 	}
+	bodies := make(map[api.Ref]int64, len(rows))
 	for _, r := range rows {
-		if !withKeys {
-			r.Secret = nil
-		}
 		if err := load(st, r); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		bodies[api.Ref{Kind: r.Kind, Name: r.Name}] = r.BodyRev
 	}
-	return st, nil
+	return st, bodies, nil
 }
 
 func (s *Store) headRevision(ctx context.Context) (int64, error) {
@@ -114,11 +120,11 @@ func (s *Store) Rollback(ctx context.Context, meta api.Meta, to int64) (*api.Wri
 	if to < 1 {
 		return nil, api.Invalid("revision", "revision must be at least 1")
 	}
-	target, err := s.State(ctx, to, true)
+	target, bodies, err := s.stateAt(ctx, to, true)
 	if err != nil {
 		return nil, err
 	}
-	opt := writeOptions{ifMatchHead: true, anyOwner: true, restore: true, checkAll: true, rollbackOf: to, action: api.AuditRollback}
+	opt := writeOptions{ifMatchHead: true, anyOwner: true, restore: bodies, checkAll: true, rollbackOf: to, action: api.AuditRollback}
 	return s.write(ctx, meta, opt, func(head *api.State) ([]api.Mutation, error) {
 		var muts []api.Mutation
 		seen := map[api.Ref]bool{}

@@ -26,9 +26,11 @@ type writeOptions struct {
 	ifMatchHead bool
 	// anyOwner lets the write touch objects of every owner: a rollback restores all.
 	anyOwner bool
-	// restore marks objects that come from the history itself: they were validated when
-	// first written, so a rollback does not pay for validating thousands again.
-	restore    bool
+	// restore, when set, marks objects that come from the history itself and names, for
+	// each, the revision of the row that holds its body. They were validated when first
+	// written, so a rollback does not validate thousands again, and its rows point at
+	// those bodies instead of storing them again.
+	restore    map[api.Ref]int64
 	checkAll   bool
 	rollbackOf int64
 	action     string
@@ -40,6 +42,9 @@ type pending struct {
 	change api.Change
 	before []byte
 	secret []byte
+	// bodyOf, when set, is the revision of the row that holds this body already: the new
+	// row points there and stores neither body nor secret.
+	bodyOf int64
 }
 
 // write runs the whole write path under the writer lock: build the mutations against the
@@ -118,7 +123,7 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 // prepare validates one mutation against the head and returns what it changes, or nil
 // when the object is already as written. The object it stores is a copy stamped with rev.
 func (s *Store) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api.Mutation, rev int64) (*pending, error) {
-	if opt.restore {
+	if opt.restore != nil {
 		m.Name = refName(m)
 	} else if err := m.Validate(); err != nil {
 		return nil, err
@@ -159,7 +164,8 @@ func (s *Store) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api
 			return nil, nil
 		}
 	}
-	return &pending{m: *m, before: before, secret: secret, change: api.Change{Kind: ref.Kind, Name: ref.Name, Op: op, Body: body}}, nil
+	return &pending{m: *m, before: before, secret: secret, bodyOf: opt.restore[ref],
+		change: api.Change{Kind: ref.Kind, Name: ref.Name, Op: op, Body: body}}, nil
 }
 
 // stamp replaces the mutation's object by a copy carrying rev as its version, so that the
@@ -281,12 +287,16 @@ func insertVersions(ctx context.Context, tx *sqlx.Tx, rev int64, changes []pendi
 	const batch = 200
 	for len(changes) > 0 {
 		n := min(batch, len(changes))
-		q := `INSERT INTO object_versions (kind, name, revision, op, body, secret) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?),", n), ",")
-		args := make([]any, 0, 6*n)
+		q := `INSERT INTO object_versions (kind, name, revision, op, body, secret, body_of) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, NULLIF(?, 0)),", n), ",")
+		args := make([]any, 0, 7*n)
 		for _, p := range changes[:n] {
 			c := p.change
-			args = append(args, c.Kind, c.Name, rev, c.Op, []byte(c.Body), p.secret)
+			body, secret := []byte(c.Body), p.secret
+			if p.bodyOf != 0 {
+				body, secret = nil, nil
+			}
+			args = append(args, c.Kind, c.Name, rev, c.Op, body, secret, p.bodyOf)
 		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("insert %d object versions: %w", n, err)

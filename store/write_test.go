@@ -325,3 +325,101 @@ func TestApplyRecords(t *testing.T) {
 		t.Fatalf("apply audit = %+v", ev)
 	}
 }
+
+// TestRollbackPointsAtStoredBodies checks that a rollback's rows point at the rows holding
+// the restored bodies instead of copying them, one hop even when the restored version was
+// itself restored, and that state, diff, revision changes and keys read through them.
+func TestRollbackPointsAtStoredBodies(t *testing.T) {
+	s := mustOpen(t)
+	ctx := context.Background()
+	cert1, key1 := selfSigned(t, "shop.example.com")
+	cert2, key2 := selfSigned(t, "shop.example.com")
+	put := func(port int, cert, key string) {
+		t.Helper()
+		if _, err := write(s, meta("deploy"), api.Mutation{Kind: api.KindBackend, Backend: backend("web", port)},
+			api.Mutation{Kind: api.KindCertificate, Certificate: &api.Certificate{Name: "shop", Cert: cert, Key: key}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(8001, cert1, key1) // 1
+	put(8002, cert2, key2) // 2
+	rollback := func(to int64) *api.WriteResult {
+		t.Helper()
+		res, err := s.Rollback(ctx, meta("back"), to)
+		if err != nil || res.Revision == nil {
+			t.Fatalf("rollback to %d: %v", to, err)
+		}
+		return res
+	}
+	rollback(1) // 3: points at 1
+	rollback(2) // 4: points at 2
+	rollback(3) // 5: the state of 3, whose rows point at 1, so 5 points at 1 too
+	var rows []struct {
+		Revision int64  `db:"revision"`
+		Body     []byte `db:"body"`
+		Secret   []byte `db:"secret"`
+		BodyOf   *int64 `db:"body_of"`
+	}
+	if err := s.db.Select(&rows, `SELECT revision, body, secret, body_of FROM object_versions WHERE revision >= 3 ORDER BY revision, kind`); err != nil {
+		t.Fatal(err)
+	}
+	wantOf := map[int64]int64{3: 1, 4: 2, 5: 1}
+	for _, r := range rows {
+		if r.Body != nil || r.Secret != nil || r.BodyOf == nil || *r.BodyOf != wantOf[r.Revision] {
+			t.Fatalf("row of revision %d: body %d bytes, secret %d bytes, body_of %v; want only body_of %d",
+				r.Revision, len(r.Body), len(r.Secret), r.BodyOf, wantOf[r.Revision])
+		}
+	}
+	if len(rows) != 6 {
+		t.Fatalf("%d rows in revisions 3-5, want 6", len(rows))
+	}
+	for rev, want := range map[int64]struct {
+		port int
+		key  string
+	}{3: {8001, key1}, 4: {8002, key2}, 5: {8001, key1}} {
+		st, err := s.State(ctx, rev, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.Backends["web"].Endpoints[0].Port; got != want.port || st.Certificates["shop"].Key != want.key {
+			t.Fatalf("state at %d: port %d, key restored %v; want %d and the key of that time", rev, got, st.Certificates["shop"].Key == want.key, want.port)
+		}
+		if st.Backends["web"].Version != rev {
+			t.Fatalf("state at %d: backend version %d, want %d", rev, st.Backends["web"].Version, rev)
+		}
+		noKey, _ := s.State(ctx, rev, false)
+		if noKey.Certificates["shop"].Key != "" {
+			t.Fatalf("state at %d without keys holds a key", rev)
+		}
+	}
+	if got := s.Head().Backends["web"].Endpoints[0].Port; got != 8001 {
+		t.Fatalf("head port %d, want 8001", got)
+	}
+	rev5, err := s.Revision(ctx, 5)
+	if err != nil || len(rev5.Changes) != 2 {
+		t.Fatalf("revision 5 changes: %+v, %v", rev5, err)
+	}
+	for _, c := range rev5.Changes {
+		if len(c.Body) == 0 || strings.Contains(string(c.Body), key1[40:80]) {
+			t.Fatalf("revision 5 change %s: body %q, want the restored body without key", c.Kind, c.Body)
+		}
+	}
+	d, err := s.Diff(ctx, 4, 5)
+	if err != nil || len(d.Entries) != 2 {
+		t.Fatalf("diff 4..5: %+v, %v", d, err)
+	}
+	for _, e := range d.Entries {
+		if e.Op != api.OpUpdate || len(e.Before) == 0 || len(e.After) == 0 || string(e.Before) == string(e.After) {
+			t.Fatalf("diff entry %s: op %s, before %s, after %s", e.Kind, e.Op, e.Before, e.After)
+		}
+	}
+	// Reopening loads the head through the same rows.
+	s2, err := Open(ctx, s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if got := s2.Head().Certificates["shop"]; got.Key != key1 || s2.Head().Backends["web"].Endpoints[0].Port != 8001 {
+		t.Fatal("reopened head lost the restored key or endpoint")
+	}
+}
