@@ -41,17 +41,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// Settings go in the DSN so that every pooled connection gets them. For historical
 	// reasons SQLite does not check foreign keys by default. synchronous=NORMAL is durable
 	// across application crashes in WAL mode; a power loss may lose the last transactions
-	// but never corrupts the file. The driver runs _pragma entries before the journal mode,
-	// which a new database needs: its page size is fixed once WAL mode writes page 1.
+	// but never corrupts the file.
 	q := url.Values{}
 	q.Set("_busy_timeout", "5000")
 	q.Set("_foreign_keys", "1")
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "NORMAL")
-	// 16 KiB pages, not 4 KiB: object versions are WITHOUT ROWID rows of about 600 bytes,
-	// and SQLite keeps such rows efficient only below a twentieth of a page. A rollback that
-	// rewrites 5,000 objects also writes a quarter of the WAL frames, each a system call.
-	q.Add("_pragma", "page_size(16384)")
 	db, err := sqlx.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)

