@@ -172,15 +172,15 @@ func BenchmarkLargeConfig(b *testing.B) {
 // largeReloadWhy is what a profile of the missed reload goal found (by hand, with perf, on
 // the machine and packages this benchmark first ran on).
 const largeReloadWhy = `
-**Why the reload goal is missed** (profiled with perf on this machine): 1,000 servers of 5 prefix locations render as 11,000 nginx location blocks ` +
-	"(a prefix location is `= /p` plus `/p/`, as the Ingress rule needs). " +
-	"Debian's lua-nginx-module 0.10.23 creates an OpenSSL context (for Lua cosockets) in every server and location it merges: one `nginx -t` of this conf called `SSL_CTX_new` 12,005 times, " +
-	"and `ngx_ssl_create`, called from `ngx_http_lua_module.so`, took 73% of its samples (`SSL_CTX_set_cipher_list` 10% more). " +
-	"The same conf with the Lua directives taken out parses in 0.26 s instead of 1.67 s. " +
-	"So each of the two parses a reload needs costs about 1.4 s of SSL contexts that are never used, and OpenSSL 3 makes each context expensive. " +
-	"lua-nginx-module stopped creating them per location in June 2023 (openresty/lua-nginx-module pull request 2196); with a module that has it " +
+**Why the reload goal is missed** (profiled with perf on this machine): Debian's lua-nginx-module 0.10.23 creates an OpenSSL context (for Lua cosockets) ` +
+	"in every server and location it merges, and OpenSSL 3 makes each context expensive. 1,000 servers of 5 prefix locations render as 1,000 server blocks " +
+	"and 6,000 location blocks (each prefix location is one regex block, `~ ^/p(?:/|\\z)`, and each server has its 404 catch-all): " +
+	"one `nginx -t` of this conf calls `SSL_CTX_new` 7,004 times, and libcrypto and libssl take 52% of its samples, PCRE compiling the 5,000 regexes 0.4%. " +
+	"When a prefix location rendered as `= /p` plus `/p/` (11,000 location blocks), a parse called `SSL_CTX_new` 12,004 times and took 1.7 s instead of 1.0 s, " +
+	"`ngx_ssl_create` alone 73% of it, and the reload apply about 4.0 s median instead of 2.3 s. " +
+	"lua-nginx-module stopped creating the contexts per location in June 2023 (openresty/lua-nginx-module pull request 2196); with a module that has it " +
 	"(OpenResty's recent releases) a reload of this config should take well under 1.5 s. restyplane cannot avoid the merge with Debian's module; " +
-	"what it could do was parse once less: the applier no longer runs its own `nginx -t` before a reload that has nothing to push, since `Reload` tests the candidate anyway " +
+	"what it could do was fewer blocks and parse once less: the applier no longer runs its own `nginx -t` before a reload that has nothing to push, since `Reload` tests the candidate anyway " +
 	"(before that change the reload apply took 7.2 s median here, with a busier machine).\n"
 
 // largeBurstWhy is why the burst's writes may spill past their second.

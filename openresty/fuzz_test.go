@@ -2,6 +2,7 @@ package openresty_test
 
 import (
 	"math/rand"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -21,16 +22,13 @@ var defaultHeaderNames = []string{"Host", "X-Real-IP", "X-Forwarded-For", "X-For
 	"X-Forwarded-Host", "X-Forwarded-Port", "Upgrade", "Connection"}
 
 // benign maps an input to placeholders that make the same decisions in the renderer (a
-// root prefix, an exact path equal to the prefix, a replaced default header, an empty
-// optional value) but cannot carry anything but letters.
+// root prefix, a replaced default header, an empty optional value) but cannot carry
+// anything but letters.
 func (in fuzzInput) benign() fuzzInput {
 	b := fuzzInput{host: "h.example", prefix: "/p", exact: "/e", regex: "^/r", header: "X-H", value: "v",
 		backend: "b", cert: "c", gzip: "text/x", timeout: "1s", size: "1k"}
-	trimmed := strings.TrimRight(in.prefix, "/")
-	if trimmed == "" {
+	if strings.TrimRight(in.prefix, "/") == "" {
 		b.prefix = "/"
-	} else if in.exact == trimmed {
-		b.exact = "/p"
 	}
 	for _, d := range defaultHeaderNames {
 		if strings.EqualFold(in.header, d) {
@@ -119,19 +117,44 @@ func checkNoInjection(t *testing.T, in fuzzInput) {
 	if diff := cmp.Diff(shapes(want), shapes(got)); diff != "" {
 		t.Fatalf("%+v changed the structure of nginx.conf (-placeholders +input):\n%s", in, diff)
 	}
-	header := false
+	header, regex := false, false
 	for _, s := range got {
 		switch {
 		case s.name == "server_name" && !cmp.Equal(s.args, []string{in.host}):
 			t.Fatalf("server_name args = %q, want [%q]", s.args, in.host)
 		case s.name == "proxy_set_header" && cmp.Equal(s.args, []string{in.header, in.value}):
 			header = true
-		case s.name == "location" && len(s.args) == 2 && s.args[0] == "~" && s.args[1] != in.regex:
-			t.Fatalf("regex location = %q after nginx's tokenizer, want %q", s.args[1], in.regex)
+		case s.name == "location" && len(s.args) == 2 && s.args[0] == "~" && s.args[1] == in.regex:
+			regex = true
+		case s.name == "location" && len(s.args) == 2 && s.args[0] == "~":
+			checkPrefixRegex(t, s.args[1], in.prefix)
+		case s.name == "rewrite" && !strings.HasPrefix(s.args[1], in.rewrite):
+			t.Fatalf("rewrite to %q after nginx's tokenizer, want it to start with %q", s.args[1], in.rewrite)
 		}
 	}
 	if !header {
 		t.Fatalf("no proxy_set_header %q %q survives nginx's tokenizer intact", in.header, in.value)
+	}
+	if !regex {
+		t.Fatalf("no regex location %q survives nginx's tokenizer intact", in.regex)
+	}
+}
+
+// checkPrefixRegex fails unless re, the regex a prefix location became, follows the Ingress
+// rule for prefix: the prefix with nothing or a "/" after it, however many of the path's
+// characters are regex syntax. Go's regexp reads these escapes as PCRE does.
+func checkPrefixRegex(t *testing.T, re, prefix string) {
+	t.Helper()
+	c, err := regexp.Compile(re)
+	if err != nil {
+		t.Fatalf("prefix %q became regex %q, which does not compile: %v", prefix, re, err)
+	}
+	p := strings.TrimRight(prefix, "/")
+	for path, want := range map[string]bool{p: true, p + "/": true, p + "/x": true,
+		p + "x": false, p + "\n": false, "/x" + p: false, p[:len(p)-1] + "/": false} {
+		if got := c.MatchString(path); got != want {
+			t.Fatalf("prefix %q became regex %q, which matches %q: %v, want %v", prefix, re, path, got, want)
+		}
 	}
 }
 
@@ -142,6 +165,7 @@ var fuzzSeeds = []fuzzInput{
 	{"example.*", "/a/b/", "/a/b", `^/(a|b)+[{}]{2}$`, "connection", "a b c", "/w/", "b", "c", "image/svg+xml", "500ms", "1"},
 	{"x.example", "/'quoted'", "/semi;colon", `^/\d+\}\{`, "X-Esc", `back\slash`, "/r", "b", "c", "text/*", "1h", "2m"},
 	{"x.example", "/%7B", "/#hash", `/$`, "X-Dollar", "$host", "/$uri", "b", "c", "text/x", "1s", "1m"},
+	{"x.example", "/a.b+c(d)*e/", "/a.b+c(d)*e", `^/a.b`, "X-A", "v", "/w.x", "b", "c", "text/x", "1s", "1m"},
 }
 
 func FuzzRender(f *testing.F) {

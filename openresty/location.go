@@ -1,6 +1,9 @@
 package openresty
 
 import (
+	"fmt"
+	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/restyplane/restyplane/api"
@@ -28,16 +31,26 @@ type serverView struct {
 // locationView is one nginx location block.
 type locationView struct {
 	Modifier string // "=", "~" or "" (prefix)
-	Path     string
+	Path     string // for "~", the regex
 	Server   string
 	Backend  string
-	// URI, when set, is the URI part of proxy_pass that replaces the matched prefix.
-	URI            string
+	// URI, when set, is the URI part of proxy_pass that replaces the matched prefix; only
+	// the root location "/" uses it, since nginx forbids it in regex locations.
+	URI string
+	// Rewrite, when set, replaces the matched prefix of a regex-rendered prefix location.
+	Rewrite        *rewriteView
 	Connect, Send  string
 	Read           string
 	TimeoutFlags   string
 	Headers        []api.Header
 	DefaultHeaders []defaultHeader
+}
+
+// rewriteView is a prefix location's rewrite as two rewrite directives: RestRe captures
+// what follows "<prefix>/" and RestTo is written before the capture; the bare prefix,
+// which is all that RestRe leaves, becomes Exact.
+type rewriteView struct {
+	RestRe, RestTo, Exact string
 }
 
 // defaultHeader is a proxy_set_header the template writes as it is: the values are nginx
@@ -55,7 +68,12 @@ var defaultHeaders = []defaultHeader{
 	{"Connection", "$rp_connection"},
 }
 
-func newServerView(servers []*api.Server, hostnames []string) serverView {
+// newServerView makes one server block of the api servers that share its hostnames. nginx
+// tries exact locations first, then regex locations in the order they are written, then
+// the longest plain prefix; so the block lists exact locations, the users' regexes in
+// their order, the prefix locations as regexes from the longest prefix down, and last the
+// root "/", which stays a plain prefix that any regex overrides.
+func newServerView(servers []*api.Server, hostnames []string) (serverView, error) {
 	sv := serverView{Name: servers[0].Name, Hostnames: hostnames, CatchAll: true}
 	for _, s := range servers {
 		if s.TLS != nil && sv.TLS == "" {
@@ -63,16 +81,8 @@ func newServerView(servers []*api.Server, hostnames []string) serverView {
 			sv.CertFile, sv.KeyFile = certPaths(s.TLS.Certificate)
 		}
 	}
-	// An exact location and a prefix location may both claim "= /foo"; the exact one
-	// wins and the prefix keeps only its "/foo/" half.
-	exact := map[string]bool{}
-	for _, s := range servers {
-		for _, l := range s.Locations {
-			if l.Match == api.MatchExact {
-				exact[l.Path] = true
-			}
-		}
-	}
+	var exact, regex, root []locationView
+	var prefixes []prefixView
 	for _, s := range servers {
 		for _, l := range s.Locations {
 			base := locationView{Server: s.Name, Backend: l.Backend, Headers: l.SetHeaders,
@@ -81,45 +91,74 @@ func newServerView(servers []*api.Server, hostnames []string) serverView {
 				base.Connect, base.Send, base.Read = t.Connect, t.Send, t.Read
 				base.TimeoutFlags = timeoutFlags(t)
 			}
-			switch l.Match {
-			case api.MatchExact:
-				sv.Locations = append(sv.Locations, with(base, "=", l.Path, ""))
-			case api.MatchRegex:
-				sv.Locations = append(sv.Locations, with(base, "~", l.Path, ""))
+			switch trimmed := strings.TrimRight(l.Path, "/"); {
+			case l.Match == api.MatchExact:
+				exact = append(exact, with(base, "=", l.Path))
+			case l.Match == api.MatchRegex:
+				regex = append(regex, with(base, "~", l.Path))
+			case trimmed == "":
+				base.URI = withSlash(l.Rewrite)
+				root = append(root, with(base, "", "/"))
+				sv.CatchAll = false
 			default:
-				sv.Locations = append(sv.Locations, prefixLocations(base, l, exact)...)
-				if strings.TrimRight(l.Path, "/") == "" {
-					sv.CatchAll = false
-				}
+				prefixes = append(prefixes, prefixView{trimmed, prefixLocation(base, trimmed, l.Rewrite)})
 			}
 		}
 	}
-	return sv
+	sort.Slice(prefixes, func(i, j int) bool {
+		a, b := prefixes[i], prefixes[j]
+		if len(a.path) != len(b.path) {
+			return len(a.path) > len(b.path)
+		}
+		if a.path != b.path {
+			return a.path < b.path
+		}
+		return a.loc.Server < b.loc.Server
+	})
+	for i, p := range prefixes {
+		// Two servers claiming one prefix would pass nginx -t, the first regex silently
+		// winning; api refuses such a state, as nginx did two equal plain locations.
+		if i > 0 && prefixes[i-1].path == p.path {
+			return serverView{}, fmt.Errorf("prefix %q is claimed twice for hostnames %v (servers %q and %q)",
+				p.path, hostnames, prefixes[i-1].loc.Server, p.loc.Server)
+		}
+		regex = append(regex, p.loc)
+	}
+	sv.Locations = append(append(exact, regex...), root...)
+	return sv, nil
 }
 
-// prefixLocations implements the Kubernetes Ingress prefix rule: /foo matches /foo, /foo/
-// and /foo/bar but never /foobar, so it becomes "location = /foo" plus "location /foo/".
-// The plain prefix form (not ^~) lets regex locations take precedence, as they do in
-// nginx: exact first, then regexes in order, then the longest prefix.
-func prefixLocations(base locationView, l api.Location, exact map[string]bool) []locationView {
-	trimmed := strings.TrimRight(l.Path, "/")
-	if trimmed == "" {
-		return []locationView{with(base, "", "/", withSlash(l.Rewrite))}
-	}
-	var out []locationView
-	if !exact[trimmed] {
-		out = append(out, with(base, "=", trimmed, l.Rewrite))
-	}
-	return append(out, with(base, "", trimmed+"/", withSlash(l.Rewrite)))
+// prefixView is a non-root prefix location with the path it is sorted by.
+type prefixView struct {
+	path string
+	loc  locationView
 }
 
-func with(base locationView, modifier, path, uri string) locationView {
-	base.Modifier, base.Path, base.URI = modifier, path, uri
+// prefixLocation implements the Kubernetes Ingress prefix rule, /foo matching /foo, /foo/
+// and /foo/bar but never /foobar, as one regex location "^/foo(?:/|\z)". One block
+// instead of "= /foo" plus "/foo/" halves the blocks a prefix costs, and each block costs
+// Debian's Lua module an OpenSSL context at every parse (see BenchmarkLargeConfig). \z, not $, since PCRE's
+// $ also matches before a final newline, which a path may hold as %0A. The rewrite
+// reproduces what proxy_pass's URI part did for the two plain blocks: /foo becomes the
+// rewrite as it is, and /foo/rest becomes the rewrite with a "/" ensured, then rest; the
+// query string is kept.
+func prefixLocation(base locationView, trimmed, rewrite string) locationView {
+	// QuoteMeta escapes punctuation only, which PCRE reads as the literal character too.
+	quoted := regexp.QuoteMeta(trimmed)
+	if rewrite != "" {
+		// (?s) lets the capture cross a newline, which a path may hold as %0A.
+		base.Rewrite = &rewriteView{RestRe: "(?s)^" + quoted + "/(.*)", RestTo: withSlash(rewrite), Exact: rewrite}
+	}
+	return with(base, "~", "^"+quoted+`(?:/|\z)`)
+}
+
+func with(base locationView, modifier, path string) locationView {
+	base.Modifier, base.Path = modifier, path
 	return base
 }
 
-// withSlash makes a rewrite target end in "/" for the "/foo/" location, whose matched part
-// ends in "/": /foo/bar with rewrite /v2 must become /v2/bar, not /v2bar.
+// withSlash makes a rewrite target end in "/" where the matched part ends in "/": /foo/bar
+// with rewrite /v2 must become /v2/bar, not /v2bar.
 func withSlash(rewrite string) string {
 	if rewrite == "" || strings.HasSuffix(rewrite, "/") {
 		return rewrite

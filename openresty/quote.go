@@ -23,6 +23,15 @@ func regexQuote(s string) (string, error) {
 	return quoteRaw(s)
 }
 
+// captureQuote quotes a rewrite replacement: s, in which nothing may expand, followed by
+// the rewrite regex's first capture.
+func captureQuote(s string) (string, error) {
+	if _, err := quote(s); err != nil {
+		return "", err
+	}
+	return quoteRaw(s + "$1")
+}
+
 // quoteRaw escapes the two characters nginx's tokenizer treats specially inside double
 // quotes. The tokenizer turns `\\` back into `\` and keeps any other backslash pair as it
 // is, so doubling every backslash preserves regex escapes such as `\d` exactly.

@@ -63,16 +63,16 @@ func TestRenderWritesTheDecisions(t *testing.T) {
 		}
 	}
 	// shared.test belongs to both servers, so it gets a block of its own with both
-	// servers' locations; the exact /a wins over the prefix's "= /a".
+	// servers' locations; the exact /a comes first, as nginx checks it first anyway.
 	wantServers := [][]string{{"one.test"}, {"shared.test"}, {"two.test"}}
 	if got := strings.Join(flatten(servers), ","); got != strings.Join(flatten(wantServers), ",") {
 		t.Fatalf("server_name = %v, want %v", servers, wantServers)
 	}
 	wantLocations := []string{
 		"= /stub_status", "/", // the admin endpoint
-		"/",                // the default server
-		"/a/", "= /a", "/", // one.test, with its 404 catch-all
-		"/a/", "= /a", "/", // shared.test: one's locations, then two's
+		"/",                          // the default server
+		"= /a", `~ ^/a(?:/|\z)`, "/", // one.test, with its 404 catch-all
+		"= /a", `~ ^/a(?:/|\z)`, "/", // shared.test: one's locations, then two's "/"
 		"/", // two.test
 	}
 	if diff := cmp.Diff(wantLocations, locations); diff != "" {
@@ -92,6 +92,84 @@ func TestRenderWritesTheDecisions(t *testing.T) {
 	}
 }
 
+// TestRenderOrdersLocations checks the order that gives the precedence api promises, since
+// nginx takes the first regex that matches: exact locations, then the users' regexes in
+// their order, then prefixes from the longest down, then the root prefix.
+func TestRenderOrdersLocations(t *testing.T) {
+	loc := func(match, path string) api.Location { return api.Location{Path: path, Match: match, Backend: "a"} }
+	one := api.Server{Name: "one", Hostnames: []string{"shop.test"}, Locations: []api.Location{
+		loc(api.MatchPrefix, "/a"), loc(api.MatchRegex, "^/r2"), loc(api.MatchExact, "/e"),
+		loc(api.MatchPrefix, "/a/bc/"), loc(api.MatchPrefix, "/"), loc(api.MatchRegex, "^/r1"),
+		loc(api.MatchPrefix, "/v1.0"), loc(api.MatchPrefix, "/c++(x)*"),
+	}}
+	// two shares shop.test, so its locations join one's block in the same order.
+	two := api.Server{Name: "two", Hostnames: []string{"shop.test"}, Locations: []api.Location{
+		loc(api.MatchRegex, "^/r0"), loc(api.MatchPrefix, "/a/b"), loc(api.MatchPrefix, "/b"),
+	}}
+	cfg := api.Config{Settings: api.DefaultSettings(), Backends: []api.Backend{{Name: "a"}}, Servers: []api.Server{two, one}}
+	conf, err := openresty.Render(cfg, fuzzOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, err := tokenize(string(conf))
+	if err != nil {
+		t.Fatalf("tokenize: %v\n%s", err, conf)
+	}
+	var got []string
+	for _, s := range stmts {
+		if s.name == "location" {
+			got = append(got, strings.Join(s.args, " "))
+		}
+	}
+	want := []string{"= /stub_status", "/", "/", // the admin endpoint and the default server
+		"= /e",
+		"~ ^/r2", "~ ^/r1", "~ ^/r0",
+		`~ ^/c\+\+\(x\)\*(?:/|\z)`, `~ ^/a/bc(?:/|\z)`, `~ ^/v1\.0(?:/|\z)`, `~ ^/a/b(?:/|\z)`,
+		`~ ^/a(?:/|\z)`, `~ ^/b(?:/|\z)`,
+		"/",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("locations (-want +got):\n%s", diff)
+	}
+}
+
+// TestRenderWritesRewrites checks the directives a prefix's rewrite becomes, as nginx's
+// tokenizer reads them; match_test proves what the upstream then receives.
+func TestRenderWritesRewrites(t *testing.T) {
+	srv := api.Server{Name: "one", Hostnames: []string{"shop.test"}, Locations: []api.Location{
+		{Path: "/", Backend: "a", Rewrite: "/root"},
+		{Path: "/v1.x/", Backend: "a", Rewrite: "/v2"},
+	}}
+	cfg := api.Config{Settings: api.DefaultSettings(), Backends: []api.Backend{{Name: "a"}}, Servers: []api.Server{srv}}
+	conf, err := openresty.Render(cfg, fuzzOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, err := tokenize(string(conf))
+	if err != nil {
+		t.Fatalf("tokenize: %v\n%s", err, conf)
+	}
+	var got []string
+	shop := false
+	for _, s := range stmts {
+		shop = shop || s.name == "server_name" && s.args[0] == "shop.test"
+		if shop && (s.name == "location" || s.name == "rewrite" || s.name == "proxy_pass") {
+			got = append(got, s.name+" "+strings.Join(s.args, " "))
+		}
+	}
+	want := []string{
+		`location ~ ^/v1\.x(?:/|\z)`,
+		`rewrite (?s)^/v1\.x/(.*) /v2/$1 break`,
+		`rewrite ^ /v2 break`,
+		`proxy_pass http://restyplane_upstream`,
+		`location /`,
+		`proxy_pass http://restyplane_upstream/root/`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("directives (-want +got):\n%s", diff)
+	}
+}
+
 func flatten(xs [][]string) []string {
 	var out []string
 	for _, x := range xs {
@@ -108,6 +186,10 @@ func TestRenderRefuses(t *testing.T) {
 	}
 	noCert := renderConfig()
 	noCert.Certificates = nil
+	// A state api refuses, which nginx -t no longer would: a regex per prefix never
+	// collides the way two equal plain locations did.
+	twice := renderConfig()
+	twice.Servers[1].Locations = append(twice.Servers[1].Locations, api.Location{Path: "/a/", Backend: "b"})
 	badHeader := renderConfig()
 	badHeader.Servers[0].Locations[0].SetHeaders = []api.Header{{Name: "X-A", Value: "$host"}}
 	for _, c := range []struct {
@@ -120,6 +202,7 @@ func TestRenderRefuses(t *testing.T) {
 		{"generation with a space", renderConfig(), opts(func(o *openresty.RenderOptions) { o.Generation = "1 2" })},
 		{"listen without a port", renderConfig(), opts(func(o *openresty.RenderOptions) { o.ProxyListen = "127.0.0.1" })},
 		{"missing certificate", noCert, fuzzOptions},
+		{"a prefix claimed by two servers of one hostname", twice, fuzzOptions},
 		{"variable in a header", badHeader, fuzzOptions},
 	} {
 		if _, err := openresty.Render(c.cfg, c.opts); err == nil {

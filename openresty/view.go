@@ -65,7 +65,10 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 		}
 	}
 	for _, g := range groupByHostnames(servers) {
-		sv := newServerView(g.servers, g.hostnames)
+		sv, err := newServerView(g.servers, g.hostnames)
+		if err != nil {
+			return nil, err
+		}
 		v.TLS = v.TLS || sv.TLS != ""
 		v.Servers = append(v.Servers, sv)
 	}
