@@ -23,8 +23,10 @@ type serverView struct {
 	TLS, CertFile, KeyFile string
 	Redirect               bool
 	Locations              []locationView
-	// CatchAll adds "location / { return 404; }" when no location covers "/", so that
-	// nginx never falls back to serving files from its html directory.
+	// CatchAll answers 404, by a server-level try_files, when no location covers "/", so
+	// that nginx never falls back to serving files from its html directory. It is not a
+	// "location /" block: the Lua module creates an OpenSSL context for every block at
+	// every parse, and a thousand servers would pay for a thousand more.
 	CatchAll bool
 }
 

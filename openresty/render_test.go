@@ -53,13 +53,15 @@ func TestRenderWritesTheDecisions(t *testing.T) {
 		t.Fatalf("tokenize: %v\n%s", err, conf)
 	}
 	var servers [][]string
-	var locations []string
+	var locations, tryFiles []string
 	for _, s := range stmts {
 		switch s.name {
 		case "server_name":
 			servers = append(servers, s.args)
 		case "location":
 			locations = append(locations, strings.Join(s.args, " "))
+		case "try_files":
+			tryFiles = append(tryFiles, strings.Join(s.args, " "))
 		}
 	}
 	// shared.test belongs to both servers, so it gets a block of its own with both
@@ -71,12 +73,15 @@ func TestRenderWritesTheDecisions(t *testing.T) {
 	wantLocations := []string{
 		"= /stub_status", "/", // the admin endpoint
 		"/",                          // the default server
-		"= /a", `~ ^/a(?:/|\z)`, "/", // one.test, with its 404 catch-all
+		"= /a", `~ ^/a(?:/|\z)`, // one.test, whose 404 catch-all is a try_files
 		"= /a", `~ ^/a(?:/|\z)`, "/", // shared.test: one's locations, then two's "/"
 		"/", // two.test
 	}
 	if diff := cmp.Diff(wantLocations, locations); diff != "" {
 		t.Fatalf("locations (-want +got):\n%s", diff)
+	}
+	if want := []string{"/.restyplane-unclaimed =404"}; !cmp.Equal(tryFiles, want) {
+		t.Fatalf("try_files = %q, want %q (one.test only: the others have a root location)", tryFiles, want)
 	}
 	for _, want := range []string{
 		`ssl_certificate "certs/one-tls.crt";`,
