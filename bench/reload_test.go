@@ -185,7 +185,7 @@ const largeReloadWhy = `
 
 // largeBurstWhy is why the burst's writes may spill past their second.
 const largeBurstWhy = "\n**Why the writes took longer than the second they were paced over**: the first of them starts a reload at once (the interval had passed), " +
-	"and from then on the API shares the machine's 2 cores with the applier's render of the 6 MiB nginx.conf and nginx's parse of it. " +
+	"and from then on the API shares the machine's 2 cores with the applier's render of the whole nginx.conf and nginx's parses of it. " +
 	"With the API alone (`--openresty=off`, by hand on this machine) the same `PUT /api/v1/servers/{name}` takes 1.8 ms median, one after another.\n"
 
 // largeDynamicWhy is why an endpoint change is slow with the large config loaded.
