@@ -23,7 +23,7 @@ const (
 	largeDynamic    = 50 // endpoint changes timed with the large config loaded
 	burstWrites     = 500
 	burstWindow     = time.Second
-	burstWriters    = 16 // enough that a write slowed by the reload's parse does not delay the schedule
+	burstWriters    = 16                     // enough that a write slowed by the reload's parse does not delay the schedule
 	burstSlack      = 100 * time.Millisecond // pacing and scheduling slack on the last write
 	burstMaxReloads = 5
 	reloadGoal      = 1500 * time.Millisecond

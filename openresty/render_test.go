@@ -72,7 +72,7 @@ func TestRenderWritesTheDecisions(t *testing.T) {
 	}
 	wantLocations := []string{
 		"= /stub_status", "/", // the admin endpoint
-		"/",                          // the default server
+		"/",                     // the default server
 		"= /a", `~ ^/a(?:/|\z)`, // one.test, whose 404 catch-all is a try_files
 		"= /a", `~ ^/a(?:/|\z)`, "/", // shared.test: one's locations, then two's "/"
 		"/", // two.test
