@@ -139,8 +139,9 @@ type prefixView struct {
 // prefixLocation implements the Kubernetes Ingress prefix rule, /foo matching /foo, /foo/
 // and /foo/bar but never /foobar, as one regex location "^/foo(?:/|\z)". One block
 // instead of "= /foo" plus "/foo/" halves the blocks a prefix costs, and each block costs
-// Debian's Lua module an OpenSSL context at every parse (see BenchmarkLargeConfig). \z, not $, since PCRE's
-// $ also matches before a final newline, which a path may hold as %0A. The rewrite
+// Debian's Lua module an OpenSSL context at every parse (see BenchmarkLargeConfig). \z,
+// not $, since PCRE's $ also matches before a final newline, which a path may hold as
+// %0A. The rewrite
 // reproduces what proxy_pass's URI part did for the two plain blocks: /foo becomes the
 // rewrite as it is, and /foo/rest becomes the rewrite with a "/" ensured, then rest; the
 // query string is kept.
