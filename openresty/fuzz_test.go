@@ -49,10 +49,13 @@ func (in fuzzInput) config() api.Config {
 	s.GzipTypes = []string{in.gzip}
 	s.ClientMaxBodySize = in.size
 	s.ProxyReadTimeout = "60s"
+	headers := []api.Header{{Name: in.header, Value: in.value}}
 	srv := api.Server{Name: "s", Hostnames: []string{in.host}, TLS: &api.ServerTLS{Certificate: in.cert, Redirect: true},
 		Locations: []api.Location{
-			{Path: in.prefix, Match: api.MatchPrefix, Backend: in.backend, Rewrite: in.rewrite,
-				SetHeaders: []api.Header{{Name: in.header, Value: in.value}}},
+			{Path: in.prefix, Match: api.MatchPrefix, Backend: in.backend, Rewrite: in.rewrite, SetHeaders: headers},
+			// Longer than the prefix, so first in nginx's order in the real and the placeholder
+			// config alike; without a rewrite the two share a block.
+			{Path: in.second(), Match: api.MatchPrefix, Backend: in.backend, SetHeaders: headers},
 			{Path: in.exact, Match: api.MatchExact, Backend: in.backend, Timeouts: &api.Timeouts{Read: in.timeout}},
 			{Path: in.regex, Match: api.MatchRegex, Backend: in.backend},
 		}}
@@ -60,6 +63,9 @@ func (in fuzzInput) config() api.Config {
 		Backends:     []api.Backend{{Name: in.backend}},
 		Certificates: []api.Certificate{{Name: in.cert}}}
 }
+
+// second is the path of a prefix location nested in the fuzzed one.
+func (in fuzzInput) second() string { return strings.TrimRight(in.prefix, "/") + "/second" }
 
 // valid reports whether api accepts the config: only such configs reach the renderer.
 func valid(cfg api.Config) bool {
@@ -118,6 +124,7 @@ func checkNoInjection(t *testing.T, in fuzzInput) {
 		t.Fatalf("%+v changed the structure of nginx.conf (-placeholders +input):\n%s", in, diff)
 	}
 	header, regex := false, false
+	prefixRe := ""
 	for _, s := range got {
 		switch {
 		case s.name == "server_name" && !cmp.Equal(s.args, []string{in.host}):
@@ -127,7 +134,17 @@ func checkNoInjection(t *testing.T, in fuzzInput) {
 		case s.name == "location" && len(s.args) == 2 && s.args[0] == "~" && s.args[1] == in.regex:
 			regex = true
 		case s.name == "location" && len(s.args) == 2 && s.args[0] == "~":
-			checkPrefixRegex(t, s.args[1], in.prefix)
+			prefixRe = s.args[1]
+			checkPrefixRegex(t, prefixRe, strings.TrimRight(in.prefix, "/"), in.second())
+		case s.name == "set" && s.args[0] == "$rp_routes" && s.args[1] != "":
+			p := strings.TrimRight(in.prefix, "/")
+			if want := in.second() + " " + in.backend + " " + p + " " + in.backend; s.args[1] != want {
+				t.Fatalf("routes %q after nginx's tokenizer, want %q", s.args[1], want)
+			}
+			if !strings.HasPrefix(prefixRe, "^(?<rp_prefix>") {
+				t.Fatalf("block with routes has regex %q, which captures no rp_prefix", prefixRe)
+			}
+			checkPrefixRegex(t, prefixRe, p, in.second())
 		case s.name == "rewrite" && !strings.HasPrefix(s.args[1], in.rewrite):
 			t.Fatalf("rewrite to %q after nginx's tokenizer, want it to start with %q", s.args[1], in.rewrite)
 		}
@@ -140,20 +157,47 @@ func checkNoInjection(t *testing.T, in fuzzInput) {
 	}
 }
 
-// checkPrefixRegex fails unless re, the regex a prefix location became, follows the Ingress
-// rule for prefix: the prefix with nothing or a "/" after it, however many of the path's
-// characters are regex syntax. Go's regexp reads these escapes as PCRE does.
-func checkPrefixRegex(t *testing.T, re, prefix string) {
+// checkPrefixRegex fails unless re, the regex of a prefix location or of a block that
+// prefixes share, follows the Ingress rule for prefix for the prefixes it covers, which are
+// among prefixes: a path matches if it is one of them or goes on below one with a "/", and
+// a shared block captures the longest such prefix in rp_prefix. It probes around every
+// prefix, however many of the path's characters are regex syntax. Go's regexp reads these
+// escapes and the named group as PCRE does.
+func checkPrefixRegex(t *testing.T, re string, prefixes ...string) {
 	t.Helper()
 	c, err := regexp.Compile(re)
 	if err != nil {
-		t.Fatalf("prefix %q became regex %q, which does not compile: %v", prefix, re, err)
+		t.Fatalf("prefixes %q became regex %q, which does not compile: %v", prefixes, re, err)
 	}
-	p := strings.TrimRight(prefix, "/")
-	for path, want := range map[string]bool{p: true, p + "/": true, p + "/x": true,
-		p + "x": false, p + "\n": false, "/x" + p: false, p[:len(p)-1] + "/": false} {
-		if got := c.MatchString(path); got != want {
-			t.Fatalf("prefix %q became regex %q, which matches %q: %v, want %v", prefix, re, path, got, want)
+	var covered []string
+	for _, p := range prefixes {
+		if p != "" && c.MatchString(p) {
+			covered = append(covered, p)
+		}
+	}
+	if len(covered) == 0 {
+		t.Fatalf("regex %q matches none of the prefixes %q", re, prefixes)
+	}
+	owner := func(path string) string { // the longest covered prefix that path falls under
+		best := ""
+		for _, p := range covered {
+			if (path == p || strings.HasPrefix(path, p+"/")) && len(p) > len(best) {
+				best = p
+			}
+		}
+		return best
+	}
+	group := c.SubexpIndex("rp_prefix")
+	for _, p := range covered {
+		for _, path := range []string{p, p + "/", p + "/x", p + "x", p + "\n", "/x" + p, p[:len(p)-1] + "/"} {
+			want := owner(path)
+			m := c.FindStringSubmatch(path)
+			switch {
+			case (m != nil) != (want != ""):
+				t.Fatalf("prefixes %q became regex %q, which matches %q: %v, want %v", covered, re, path, m != nil, want != "")
+			case m != nil && group >= 0 && m[group] != want:
+				t.Fatalf("regex %q captures %q for %q, want %q", re, m[group], path, want)
+			}
 		}
 	}
 }
@@ -194,7 +238,7 @@ func TestRenderAddsNoDirective(t *testing.T) {
 		// Change one or two values of a valid config, so that many inputs pass validation.
 		in := fuzzSeeds[0]
 		for n := 1 + r.Intn(2); n > 0; n-- {
-			switch r.Intn(8) {
+			switch r.Intn(9) {
 			case 0:
 				in.host = word("h")
 			case 1:
@@ -211,6 +255,8 @@ func TestRenderAddsNoDirective(t *testing.T) {
 				in.rewrite = word("/")
 			case 7:
 				in.gzip = "text/" + word("p")
+			case 8:
+				in.rewrite = "" // the prefixes then share a block
 			}
 		}
 		if valid(in.config()) {

@@ -35,7 +35,10 @@ type locationView struct {
 	Modifier string // "=", "~" or "" (prefix)
 	Path     string // for "~", the regex
 	Server   string
-	Backend  string
+	// Backend is the backend of the location; a block that prefixes share (see
+	// shareBlocks) leaves it empty and lists "<prefix> <backend>" pairs in Routes.
+	Backend string
+	Routes  string
 	// URI, when set, is the URI part of proxy_pass that replaces the matched prefix; only
 	// the root location "/" uses it, since nginx forbids it in regex locations.
 	URI string
@@ -73,8 +76,9 @@ var defaultHeaders = []defaultHeader{
 // newServerView makes one server block of the api servers that share its hostnames. nginx
 // tries exact locations first, then regex locations in the order they are written, then
 // the longest plain prefix; so the block lists exact locations, the users' regexes in
-// their order, the prefix locations as regexes from the longest prefix down, and last the
-// root "/", which stays a plain prefix that any regex overrides.
+// their order, the prefix locations as regexes from the longest prefix down (neighbours
+// that differ only in their backend sharing a block), and last the root "/", which stays
+// a plain prefix that any regex overrides.
 func newServerView(servers []*api.Server, hostnames []string) (serverView, error) {
 	sv := serverView{Name: servers[0].Name, Hostnames: hostnames, CatchAll: true}
 	for _, s := range servers {
@@ -124,8 +128,8 @@ func newServerView(servers []*api.Server, hostnames []string) (serverView, error
 			return serverView{}, fmt.Errorf("prefix %q is claimed twice for hostnames %v (servers %q and %q)",
 				p.path, hostnames, prefixes[i-1].loc.Server, p.loc.Server)
 		}
-		regex = append(regex, p.loc)
 	}
+	regex = append(regex, shareBlocks(prefixes)...)
 	sv.Locations = append(append(exact, regex...), root...)
 	return sv, nil
 }
@@ -138,13 +142,11 @@ type prefixView struct {
 
 // prefixLocation implements the Kubernetes Ingress prefix rule, /foo matching /foo, /foo/
 // and /foo/bar but never /foobar, as one regex location "^/foo(?:/|\z)". One block
-// instead of "= /foo" plus "/foo/" halves the blocks a prefix costs, and each block costs
-// Debian's Lua module an OpenSSL context at every parse (see BenchmarkLargeConfig). \z,
-// not $, since PCRE's $ also matches before a final newline, which a path may hold as
-// %0A. The rewrite
-// reproduces what proxy_pass's URI part did for the two plain blocks: /foo becomes the
-// rewrite as it is, and /foo/rest becomes the rewrite with a "/" ensured, then rest; the
-// query string is kept.
+// instead of "= /foo" plus "/foo/" halves the blocks a prefix costs (see shareBlocks for
+// why blocks count). \z, not $, since PCRE's $ also matches before a final newline, which
+// a path may hold as %0A. The rewrite reproduces what proxy_pass's URI part did for the
+// two plain blocks: /foo becomes the rewrite as it is, and /foo/rest becomes the rewrite
+// with a "/" ensured, then rest; the query string is kept.
 func prefixLocation(base locationView, trimmed, rewrite string) locationView {
 	// QuoteMeta escapes punctuation only, which PCRE reads as the literal character too.
 	quoted := regexp.QuoteMeta(trimmed)

@@ -1,9 +1,11 @@
 -- restyplane.balancer picks the peer for each upstream attempt (balancer_by_lua), sets the
 -- affinity cookie (header_filter_by_lua) and feeds response times back to EWMA
--- (log_by_lua). The location names its backend in $rp_backend.
+-- (log_by_lua). The location names its backend in $rp_backend, or, in a block that prefixes
+-- share, in $rp_routes.
 local ngx_balancer = require("ngx.balancer")
 local backends = require("restyplane.backends")
 local drain = require("restyplane.drain")
+local routes = require("restyplane.routes")
 
 local _M = {}
 
@@ -48,6 +50,13 @@ end
 -- first_attempt settles the backend, its timeouts and its retries for the request.
 local function first_attempt()
     local name = ngx.var.rp_backend
+    if not name or name == "" then
+        name = routes.backend(ngx.var.rp_routes, ngx.var.rp_prefix)
+        if name then
+            -- For the access log, which names the backend.
+            ngx.var.rp_backend = name
+        end
+    end
     local b = name and name ~= "" and backends.get(name)
     if not b then
         ngx.log(ngx.ERR, "restyplane: backend \"", name, "\" has not been pushed")
