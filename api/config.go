@@ -78,7 +78,7 @@ type Ref struct{ Kind, Name string }
 // to a deleted object, and no host+path is claimed by two locations. Checking only what a
 // write touched keeps single-object writes O(size of what refers to them).
 func (s *State) Check(touched []Ref) error {
-	checkClaims := false
+	var claimants []string
 	for _, r := range touched {
 		switch r.Kind {
 		case KindBackend:
@@ -94,7 +94,7 @@ func (s *State) Check(touched []Ref) error {
 				if err := s.checkServerRefs(srv); err != nil {
 					return err
 				}
-				checkClaims = true
+				claimants = append(claimants, r.Name)
 			}
 		case KindCertificate:
 			if s.Certificates[r.Name] == nil {
@@ -106,8 +106,8 @@ func (s *State) Check(touched []Ref) error {
 			}
 		}
 	}
-	if checkClaims {
-		return s.checkClaims()
+	if len(claimants) > 0 {
+		return s.checkClaims(claimants)
 	}
 	return nil
 }
@@ -152,24 +152,56 @@ func (s *State) unreferencedBackend(name string) error {
 	return nil
 }
 
-// checkClaims finds a host+path claimed by locations of two servers. Within one server the
-// server's own Validate already refused duplicates.
-func (s *State) checkClaims() error {
+// checkClaims finds a host+path claimed by locations of two servers, one of them among
+// claimants (the servers a write touched). Within one server the server's own Validate
+// already refused duplicates. The other servers are looked at only where they share a
+// hostname with a claimant, so that a write to one server among thousands costs a map
+// lookup per hostname instead of a key for every location.
+func (s *State) checkClaims(claimants []string) error {
+	sort.Strings(claimants)
 	owner := map[string]string{}
-	for _, name := range sortedKeys(s.Servers) {
+	hosts := map[string]bool{}
+	mine := make(map[string]bool, len(claimants))
+	for _, name := range claimants {
+		mine[name] = true
 		srv := s.Servers[name]
 		for _, h := range srv.Hostnames {
-			for _, l := range srv.Locations {
-				key := h + " " + l.key()
+			hosts[h] = true
+			for i := range srv.Locations {
+				key := h + " " + srv.Locations[i].key()
 				if other, ok := owner[key]; ok && other != name {
-					return &Error{Code: EConflict, Field: "locations",
-						Message: fmt.Sprintf("host %q %s path %q is already claimed by server %q", h, l.matchOrDefault(), l.Path, other)}
+					return claimedBy(h, &srv.Locations[i], other)
 				}
 				owner[key] = name
 			}
 		}
 	}
+	var neighbours []string
+	for name, srv := range s.Servers {
+		for _, h := range srv.Hostnames {
+			if hosts[h] && !mine[name] {
+				neighbours = append(neighbours, name)
+				break
+			}
+		}
+	}
+	sort.Strings(neighbours)
+	for _, name := range neighbours {
+		srv := s.Servers[name]
+		for _, h := range srv.Hostnames {
+			for i := 0; hosts[h] && i < len(srv.Locations); i++ {
+				if _, ok := owner[h+" "+srv.Locations[i].key()]; ok {
+					return claimedBy(h, &srv.Locations[i], name)
+				}
+			}
+		}
+	}
 	return nil
+}
+
+func claimedBy(host string, l *Location, server string) error {
+	return &Error{Code: EConflict, Field: "locations",
+		Message: fmt.Sprintf("host %q %s path %q is already claimed by server %q", host, l.matchOrDefault(), l.Path, server)}
 }
 
 func sortedKeys[V any](m map[string]V) []string {
