@@ -1,159 +1,46 @@
 package bench
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/internal/rptest"
 )
 
 const adminToken = "rp_bench_admin_token_0123456789"
 
-// binary is cmd/restyplane, built once per test binary: every benchmark starts its own
-// instance of it. TestMain removes it at the end.
-var binary struct {
-	once      sync.Once
-	dir, path string
-	err       error
-}
-
-func buildBinary() (string, error) {
-	binary.once.Do(func() {
-		binary.dir, binary.err = os.MkdirTemp("", "restyplane-bench")
-		if binary.err != nil {
-			return
-		}
-		binary.path = filepath.Join(binary.dir, "restyplane")
-		if out, err := exec.Command("go", "build", "-o", binary.path, "../cmd/restyplane").CombinedOutput(); err != nil {
-			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	return binary.path, binary.err
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binary.dir != "" {
-		os.RemoveAll(binary.dir)
-	}
-	os.Exit(code)
-}
+// TestMain removes the restyplane binary that every benchmark starts an instance of.
+func TestMain(m *testing.M) { os.Exit(rptest.Main(m)) }
 
 // instance is a running `restyplane serve` with its managed nginx.
 type instance struct {
-	tb      testing.TB
-	api     string // http://127.0.0.1:port
-	proxy   string // http://127.0.0.1:port
-	dataDir string
-	cmd     *exec.Cmd
-	logs    *lockedBuffer
-	client  *http.Client
-	stopped sync.Once
+	*rptest.Process
+	tb testing.TB
 }
 
 // start runs restyplane serve on free loopback ports and waits until nginx runs and the
-// first apply is done.
+// first apply is done. A benchmark that starts several instances stops each (Stop) before
+// the next, so that they do not share the cores.
 func start(tb testing.TB, extra ...string) *instance {
 	tb.Helper()
-	if _, err := exec.LookPath("nginx"); err != nil {
-		tb.Fatal("nginx is not installed: run `make install` (hack/install.sh installs nginx-light and libnginx-mod-http-lua)")
-	}
-	bin, err := buildBinary()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	in := &instance{tb: tb, dataDir: tb.TempDir(), logs: &lockedBuffer{},
-		client: &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
-	apiAddr, proxyAddr, tlsAddr := freeAddr(tb), freeAddr(tb), freeAddr(tb)
-	in.api, in.proxy = "http://"+apiAddr, "http://"+proxyAddr
-	in.cmd = exec.Command(bin, "serve", "--listen", apiAddr, "--data-dir", in.dataDir,
-		"--proxy-listen", proxyAddr, "--tls-listen", tlsAddr, "--log-level", "warn")
-	in.cmd.Args = append(in.cmd.Args, extra...)
-	in.cmd.Env = append(os.Environ(), "RESTYPLANE_ADMIN_TOKEN="+adminToken)
-	in.cmd.Stdout, in.cmd.Stderr = in.logs, in.logs
-	if err := in.cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(in.stop)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var st api.Status
-		if code, _ := in.call("GET", "/api/v1/status", nil, &st); code == 200 && (st.State == "running" && st.InSync || st.State == "off") {
-			return in
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("restyplane did not become ready; logs:\n%s", in.logs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	client := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	p := rptest.Start(tb, rptest.Options{Token: adminToken, Reason: "benchmark", Client: client,
+		Args: append([]string{"--log-level", "warn"}, extra...)})
+	return &instance{Process: p, tb: tb}
 }
 
-// stop ends restyplane with SIGINT, which stops its nginx too. A benchmark that starts
-// several instances stops each before the next; the cleanup then has nothing left to do.
-func (in *instance) stop() { in.stopped.Do(in.interrupt) }
-
-func (in *instance) interrupt() {
-	in.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { in.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		in.cmd.Process.Kill()
-		<-done
-	}
-	if in.tb.Failed() {
-		in.tb.Logf("restyplane logs:\n%s", in.logs)
-	}
-}
-
-// call sends a JSON request to the API as admin and decodes a 2xx answer into out.
+// call sends a JSON request to the API as admin and decodes a 2xx answer into out; any
+// other answer is an error that quotes it.
 func (in *instance) call(method, path string, body, out any) (int, error) {
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return 0, err
-		}
-		r = bytes.NewReader(b)
+	code, data, err := in.Call(adminToken, method, path, body, out)
+	if err == nil && (code < 200 || code > 299) {
+		err = fmt.Errorf("%s %s = %d: %.300s", method, path, code, data)
 	}
-	req, err := http.NewRequest(method, in.api+path, r)
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	req.Header.Set("X-Change-Reason", "benchmark")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := in.client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp.StatusCode, err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, fmt.Errorf("%s %s = %d: %.300s", method, path, resp.StatusCode, data)
-	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("%s %s: decode: %w", method, path, err)
-		}
-	}
-	return resp.StatusCode, nil
+	return code, err
 }
 
 // must is call that fails the benchmark on any error or non-2xx answer; call it from the
@@ -231,32 +118,4 @@ func (in *instance) setMinReloadInterval(d string) int64 {
 	in.must("GET", "/api/v1/settings", nil, &set)
 	set.MinReloadInterval, set.Version = d, 0
 	return in.mustWrite("PUT", "/api/v1/settings", set)
-}
-
-func freeAddr(tb testing.TB) string {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// lockedBuffer collects the child's output, written from two copying goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

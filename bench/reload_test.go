@@ -185,7 +185,7 @@ const largeBurstWhy = "\n**Why the writes took longer than the second they were 
 // candidate: with the instance's prefix, changing nothing that runs.
 func nginxTestTime(tb testing.TB, in *instance) spread {
 	tb.Helper()
-	prefix := filepath.Join(in.dataDir, "openresty")
+	prefix := filepath.Join(in.DataDir, "openresty")
 	var times []time.Duration
 	for k := 0; k < 3; k++ {
 		t0 := time.Now()
@@ -229,7 +229,7 @@ func burstOf(cfg server.ConfigRequest) []api.Server {
 // renderedSize is the size of the nginx.conf the instance runs.
 func renderedSize(tb testing.TB, in *instance) int64 {
 	tb.Helper()
-	fi, err := os.Stat(filepath.Join(in.dataDir, "openresty", "conf", "nginx.conf"))
+	fi, err := os.Stat(filepath.Join(in.DataDir, "openresty", "conf", "nginx.conf"))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func BenchmarkDynamicScale(b *testing.B) {
 			s.run(propagationWarmup)
 			res[k] = s.run(scaleChanges)
 			loaded[k] = fmtDur(s.loaded)
-			in.stop() // one instance at a time: the two must not share the cores
+			in.Stop() // one instance at a time: the two must not share the cores
 		}
 		applyRatio := ms(res[1].apply.p50) / ms(res[0].apply.p50)
 		propRatio := ms(res[1].total.p50) / ms(res[0].total.p50)

@@ -173,7 +173,7 @@ func startLoad(tb testing.TB, in *instance) [2]*wrkRun {
 	tb.Helper()
 	var w [2]*wrkRun
 	for k, shape := range trafficShapes {
-		w[k] = startWrk(tb, in.proxy+"/", loadHost, shape)
+		w[k] = startWrk(tb, in.Proxy+"/", loadHost, shape)
 	}
 	time.Sleep(loadSettle)
 	return w

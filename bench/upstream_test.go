@@ -51,7 +51,7 @@ type proxyClient struct {
 }
 
 func newProxyClient(in *instance) *proxyClient {
-	return &proxyClient{url: in.proxy, client: &http.Client{Timeout: 5 * time.Second,
+	return &proxyClient{url: in.Proxy, client: &http.Client{Timeout: 5 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}}
 }
 

@@ -49,7 +49,7 @@ func TestDryRunSaysModeAndNginxVerdict(t *testing.T) {
 	}
 
 	// The applies are in the metrics, and so are nginx's connections.
-	resp, err := http.Get(in.api + "/metrics")
+	resp, err := http.Get(in.API + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,152 +1,46 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/restyplane/restyplane/internal/rptest"
 )
 
 const adminToken = "rp_e2e_admin_token_0123456789"
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// binary builds cmd/restyplane once per test run.
-func binary(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "restyplane-e2e")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "restyplane")
-		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/restyplane").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
-
-// freePort returns a loopback port that was free a moment ago.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+// TestMain removes the restyplane binary the tests built.
+func TestMain(m *testing.M) { os.Exit(rptest.Main(m)) }
 
 // instance is a running restyplane with its managed nginx.
 type instance struct {
-	t       testing.TB
-	api     string // http://127.0.0.1:port
-	proxy   string // http://127.0.0.1:port
-	tls     string // 127.0.0.1:port
-	dataDir string
-	cmd     *exec.Cmd
-	logs    *bytes.Buffer
+	*rptest.Process
+	t testing.TB
 }
 
 // start runs restyplane serve with a managed nginx, and waits until it is ready.
 func start(t testing.TB, extra ...string) *instance {
 	t.Helper()
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Fatal("nginx is not installed: run `make test` (hack/install.sh installs nginx-light and libnginx-mod-http-lua)")
-	}
-	in := &instance{t: t, dataDir: t.TempDir(), logs: &bytes.Buffer{}}
-	apiPort, proxyPort, tlsPort := freePort(t), freePort(t), freePort(t)
-	in.api = fmt.Sprintf("http://127.0.0.1:%d", apiPort)
-	in.proxy = fmt.Sprintf("http://127.0.0.1:%d", proxyPort)
-	in.tls = fmt.Sprintf("127.0.0.1:%d", tlsPort)
-	args := append([]string{"serve",
-		"--listen", fmt.Sprintf("127.0.0.1:%d", apiPort),
-		"--data-dir", in.dataDir,
-		"--proxy-listen", fmt.Sprintf("127.0.0.1:%d", proxyPort),
-		"--tls-listen", in.tls,
-	}, extra...)
-	in.cmd = exec.Command(binary(t), args...)
-	in.cmd.Env = append(os.Environ(), "RESTYPLANE_ADMIN_TOKEN="+adminToken)
-	in.cmd.Stdout, in.cmd.Stderr = in.logs, in.logs
-	if err := in.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(in.stop)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		st := map[string]any{}
-		if code := in.call("GET", "/api/v1/status", nil, &st); code == 200 && st["state"] == "running" {
-			return in
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("restyplane did not become ready; logs:\n%s", in.logs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	p := rptest.Start(t, rptest.Options{Token: adminToken, Reason: "e2e test", Args: extra})
+	return &instance{Process: p, t: t}
 }
 
-func (in *instance) stop() {
-	if in.cmd.Process == nil {
-		return
-	}
-	in.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { in.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		in.cmd.Process.Kill()
-		<-done
-	}
-	if in.t.Failed() {
-		in.t.Logf("restyplane logs:\n%s", in.logs)
-	}
-}
-
-// call sends a JSON request to the API as admin and decodes the answer into out.
+// call sends a JSON request to the API as admin and decodes the answer into out. It
+// returns the status, 0 when no answer came.
 func (in *instance) call(method, path string, body, out any) int {
 	in.t.Helper()
-	var r io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		r = bytes.NewReader(b)
+	code, _, err := in.Call(adminToken, method, path, body, out)
+	if err != nil && code != 0 {
+		in.t.Fatalf("%s %s: %v", method, path, err)
 	}
-	req, _ := http.NewRequest(method, in.api+path, r)
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	req.Header.Set("X-Change-Reason", "e2e test")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if out != nil {
-		json.Unmarshal(data, out)
-	}
-	return resp.StatusCode
+	return code
 }
 
 // must is call that fails the test unless the status is 2xx.
@@ -187,7 +81,7 @@ func (in *instance) waitSynced() map[string]any {
 // get sends a request through the proxy with a Host header.
 func (in *instance) get(host, path string, hdr ...string) (int, string) {
 	in.t.Helper()
-	req, _ := http.NewRequestWithContext(context.Background(), "GET", in.proxy+path, nil)
+	req, _ := http.NewRequestWithContext(context.Background(), "GET", in.Proxy+path, nil)
 	req.Host = host
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])

@@ -3,18 +3,21 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"github.com/restyplane/restyplane/internal/benchmd"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/restyplane/restyplane/internal/benchmd"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/restyplane/restyplane/reconciler"
 	"github.com/restyplane/restyplane/reconciler/kubetest"
+
+	"github.com/restyplane/restyplane/internal/rptest"
 )
 
 // Sizes of the Kubernetes benchmark.
@@ -76,7 +79,7 @@ type kubeBenchResult struct {
 func runKubeBench(b *testing.B) *kubeBenchResult {
 	b.Helper()
 	res := &kubeBenchResult{load: loadAverageNow(), code: codeVersion()}
-	binary(b) // built before any clock starts
+	rptest.Binary(b) // built before any clock starts
 	ns := newNetns(b)
 	c := kubetest.StartT(b)
 	kubeconfig := writeKubeconfig(b, c.Config)
@@ -96,7 +99,7 @@ func runKubeBench(b *testing.B) *kubeBenchResult {
 	started := time.Now()
 	in := start(b, "--kubeconfig", kubeconfig, "--lease-namespace", "default", "--lease-identity", "bench",
 		"--ingress-status-address", "127.0.0.1", "--log-level", "warn")
-	pid := in.cmd.Process.Pid
+	pid := in.PID()
 
 	// Start to the revision, then to it applied.
 	deadline := started.Add(5 * time.Minute)

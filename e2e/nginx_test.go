@@ -37,7 +37,7 @@ func (in *instance) nginxPids() (master int, workers []int) {
 		if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) > 2 {
 			parent[pid], _ = strconv.Atoi(f[1])
 		}
-		if strings.HasPrefix(string(cmd), "nginx: master process") && strings.Contains(string(cmd), in.dataDir) {
+		if strings.HasPrefix(string(cmd), "nginx: master process") && strings.Contains(string(cmd), in.DataDir) {
 			master = pid
 		}
 	}
@@ -72,7 +72,7 @@ func selfSigned(t testing.TB, host string, serial int64) (certPEM, keyPEM string
 // servedCert returns the SHA-256 fingerprint of the certificate the proxy presents for sni.
 func (in *instance) servedCert(sni string) string {
 	in.t.Helper()
-	conn, err := tls.Dial("tcp", in.tls, &tls.Config{ServerName: sni, InsecureSkipVerify: true})
+	conn, err := tls.Dial("tcp", in.TLS, &tls.Config{ServerName: sni, InsecureSkipVerify: true})
 	if err != nil {
 		in.t.Fatalf("TLS handshake for %s: %v", sni, err)
 	}

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net/http"
-	"net/url"
 
 	"github.com/go-chi/chi/v5"
 
@@ -93,16 +92,7 @@ func (s *Server) createBackend(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &b, maxObjectBody); err != nil {
 		return err
 	}
-	if err := apiOwned(b.Source); err != nil {
-		return err
-	}
-	meta, err := writeMeta(r, "")
-	if err != nil {
-		return err
-	}
-	meta.MustNotExist = true
-	mut := api.Mutation{Kind: api.KindBackend, Name: b.Name, Backend: &b}
-	return s.objectWrite(w, r, meta, mut, "/api/v1/backends/"+url.PathEscape(b.Name))
+	return s.bodyWrite(w, r, "/api/v1/backends/", &b.Name, b.Source, api.Mutation{Kind: api.KindBackend, Backend: &b})
 }
 
 // putBackend godoc
@@ -132,17 +122,7 @@ func (s *Server) putBackend(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &b, maxObjectBody); err != nil {
 		return err
 	}
-	if err := bodyName(chi.URLParam(r, "name"), &b.Name); err != nil {
-		return err
-	}
-	if err := apiOwned(b.Source); err != nil {
-		return err
-	}
-	meta, err := writeMeta(r, "")
-	if err != nil {
-		return err
-	}
-	return s.objectWrite(w, r, meta, api.Mutation{Kind: api.KindBackend, Name: b.Name, Backend: &b}, "")
+	return s.bodyWrite(w, r, "", &b.Name, b.Source, api.Mutation{Kind: api.KindBackend, Backend: &b})
 }
 
 // deleteBackend godoc

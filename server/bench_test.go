@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/restyplane/restyplane/internal/benchmd"
 	"io"
 	"net/http"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/internal/benchmd"
 	"github.com/restyplane/restyplane/server"
 )
 

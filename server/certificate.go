@@ -2,9 +2,6 @@ package server
 
 import (
 	"net/http"
-	"net/url"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -83,19 +80,10 @@ func (s *Server) createCertificate(w http.ResponseWriter, r *http.Request) error
 	if err := decode(w, r, &v, maxObjectBody); err != nil {
 		return err
 	}
-	if err := apiOwned(v.Source); err != nil {
-		return err
-	}
 	if v.Key == "" {
 		return api.Invalid("key", "a new certificate needs its private key")
 	}
-	meta, err := writeMeta(r, "")
-	if err != nil {
-		return err
-	}
-	meta.MustNotExist = true
-	mut := api.Mutation{Kind: api.KindCertificate, Name: v.Name, Certificate: &v}
-	return s.objectWrite(w, r, meta, mut, "/api/v1/certificates/"+url.PathEscape(v.Name))
+	return s.bodyWrite(w, r, "/api/v1/certificates/", &v.Name, v.Source, api.Mutation{Kind: api.KindCertificate, Certificate: &v})
 }
 
 // putCertificate godoc
@@ -125,17 +113,7 @@ func (s *Server) putCertificate(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &v, maxObjectBody); err != nil {
 		return err
 	}
-	if err := bodyName(chi.URLParam(r, "name"), &v.Name); err != nil {
-		return err
-	}
-	if err := apiOwned(v.Source); err != nil {
-		return err
-	}
-	meta, err := writeMeta(r, "")
-	if err != nil {
-		return err
-	}
-	return s.objectWrite(w, r, meta, api.Mutation{Kind: api.KindCertificate, Name: v.Name, Certificate: &v}, "")
+	return s.bodyWrite(w, r, "", &v.Name, v.Source, api.Mutation{Kind: api.KindCertificate, Certificate: &v})
 }
 
 // deleteCertificate godoc

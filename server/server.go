@@ -2,9 +2,6 @@ package server
 
 import (
 	"net/http"
-	"net/url"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -80,16 +77,7 @@ func (s *Server) createServer(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &v, maxObjectBody); err != nil {
 		return err
 	}
-	if err := apiOwned(v.Source); err != nil {
-		return err
-	}
-	meta, err := writeMeta(r, "")
-	if err != nil {
-		return err
-	}
-	meta.MustNotExist = true
-	mut := api.Mutation{Kind: api.KindServer, Name: v.Name, Server: &v}
-	return s.objectWrite(w, r, meta, mut, "/api/v1/servers/"+url.PathEscape(v.Name))
+	return s.bodyWrite(w, r, "/api/v1/servers/", &v.Name, v.Source, api.Mutation{Kind: api.KindServer, Server: &v})
 }
 
 // putServer godoc
@@ -119,17 +107,7 @@ func (s *Server) putServer(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &v, maxObjectBody); err != nil {
 		return err
 	}
-	if err := bodyName(chi.URLParam(r, "name"), &v.Name); err != nil {
-		return err
-	}
-	if err := apiOwned(v.Source); err != nil {
-		return err
-	}
-	meta, err := writeMeta(r, "")
-	if err != nil {
-		return err
-	}
-	return s.objectWrite(w, r, meta, api.Mutation{Kind: api.KindServer, Name: v.Name, Server: &v}, "")
+	return s.bodyWrite(w, r, "", &v.Name, v.Source, api.Mutation{Kind: api.KindServer, Server: &v})
 }
 
 // deleteServer godoc

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/restyplane/restyplane/api"
 )
 
@@ -82,6 +84,33 @@ func (s *Server) objectWrite(w http.ResponseWriter, r *http.Request, meta api.Me
 			return s.store.Write(ctx, meta, []api.Mutation{mut})
 		},
 	})
+}
+
+// bodyWrite is the write of one object from a POST or PUT body. A PUT names the object in
+// its path, which the body's name must match or may leave out; a POST (no name in the
+// path) creates, refusing a name that exists, and answers 201 with the new object's URL
+// under base. Through the API only api-owned objects are written.
+func (s *Server) bodyWrite(w http.ResponseWriter, r *http.Request, base string, name *string, src api.Source, mut api.Mutation) error {
+	pathName := chi.URLParam(r, "name")
+	if pathName != "" {
+		if err := bodyName(pathName, name); err != nil {
+			return err
+		}
+	}
+	if err := apiOwned(src); err != nil {
+		return err
+	}
+	meta, err := writeMeta(r, "")
+	if err != nil {
+		return err
+	}
+	mut.Name = *name
+	location := ""
+	if pathName == "" {
+		meta.MustNotExist = true
+		location = base + url.PathEscape(*name)
+	}
+	return s.objectWrite(w, r, meta, mut, location)
 }
 
 // bodyName reconciles the name in a PUT body with the one in its path: an empty body name

@@ -13,7 +13,7 @@ import (
 func TestCertificateUploadNeverShowsTheKey(t *testing.T) {
 	rp := startRestyplane(t)
 	cert, key := selfSigned(t, "shop.test", "www.shop.test")
-	b := newBrowser(t, rp.url, 1280, 900)
+	b := newBrowser(t, rp.API, 1280, 900)
 	b.signIn(adminSecret)
 	b.route("#/certificates", tid("certificate-list"))
 	b.click(tid("new-certificate"))

@@ -11,7 +11,7 @@ func TestDeleteAsksForAReasonAndExplainsRefusals(t *testing.T) {
 	rp := startRestyplane(t)
 	seedShop(rp)
 	editor := rp.token("erin", "editor")
-	b := newBrowser(t, rp.url, 1280, 900)
+	b := newBrowser(t, rp.API, 1280, 900)
 	b.signIn(editor)
 
 	b.route("#/backends/static", tid("backend-detail"))

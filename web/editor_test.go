@@ -19,7 +19,7 @@ func TestEditorChangesDiffsAndRollsBack(t *testing.T) {
 	addr, port := upstream(t, "shop-api")
 	addr2, port2 := upstream(t, "shop-api-2")
 	editor := rp.token("alice", "editor")
-	b := newBrowser(t, rp.url, 1280, 900)
+	b := newBrowser(t, rp.API, 1280, 900)
 
 	b.signIn(editor)
 	if got, want := b.text(tid("whoami")), "alice · editor"; got != want {

@@ -1,179 +1,48 @@
 package web_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/restyplane/restyplane/internal/rptest"
 )
 
 // adminSecret is the first admin token, given to restyplane through RESTYPLANE_ADMIN_TOKEN.
 const adminSecret = "rp_web_test_admin_token_0123456789"
 
-// built is the restyplane binary, compiled once per test run from ../cmd/restyplane so
-// that the browser talks to exactly what users run.
-var built struct {
-	once sync.Once
-	path string
-	err  error
-}
+// TestMain removes the restyplane binary the tests built from ../cmd/restyplane, so that
+// the browser talks to exactly what users run.
+func TestMain(m *testing.M) { os.Exit(rptest.Main(m)) }
 
-func binary(t testing.TB) string {
-	t.Helper()
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "restyplane-web-bin")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.path = filepath.Join(dir, "restyplane")
-		out, err := exec.Command("go", "build", "-o", built.path, "../cmd/restyplane").CombinedOutput()
-		if err != nil {
-			built.err = fmt.Errorf("go build ../cmd/restyplane: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.path
-}
-
-// lockedBuffer collects the process output, written from exec's copying goroutine.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// restyplane is a running restyplane serve with its own SQLite history.
+// restyplane is a running restyplane serve, with the OpenResty it manages and its own
+// SQLite history.
 type restyplane struct {
-	t       testing.TB
-	url     string // the API and the web UI, http://127.0.0.1:port
-	proxy   string // the managed OpenResty, http://127.0.0.1:port; "" without nginx
-	dataDir string
-	cmd     *exec.Cmd
-	logs    *lockedBuffer
+	*rptest.Process
+	t testing.TB
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// startRestyplane runs restyplane, with the OpenResty it manages, on loopback ports with a
-// fresh history, and waits until its API answers and OpenResty runs.
+// startRestyplane runs restyplane on loopback ports with a fresh history, and waits until
+// its API answers and OpenResty runs.
 func startRestyplane(t testing.TB) *restyplane {
 	t.Helper()
-	return startRestyplaneIn(t, t.TempDir())
-}
-
-// startRestyplaneIn is startRestyplane on the history in dataDir, to restart on it.
-func startRestyplaneIn(t testing.TB, dataDir string) *restyplane {
-	t.Helper()
-	r := &restyplane{t: t, logs: &lockedBuffer{}, dataDir: dataDir}
-	port := freePort(t)
-	r.url = fmt.Sprintf("http://127.0.0.1:%d", port)
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Fatal("nginx is not installed: run `make test` (hack/install.sh installs nginx-light and libnginx-mod-http-lua)")
-	}
-	proxyPort, tlsPort := freePort(t), freePort(t)
-	r.proxy = fmt.Sprintf("http://127.0.0.1:%d", proxyPort)
-	args := []string{"serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--data-dir", dataDir,
-		"--proxy-listen", fmt.Sprintf("127.0.0.1:%d", proxyPort), "--tls-listen", fmt.Sprintf("127.0.0.1:%d", tlsPort)}
-	r.cmd = exec.Command(binary(t), args...)
-	r.cmd.Env = append(os.Environ(), "RESTYPLANE_ADMIN_TOKEN="+adminSecret)
-	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs
-	if err := r.cmd.Start(); err != nil {
-		t.Fatalf("start restyplane: %v", err)
-	}
-	t.Cleanup(r.stop)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		var st map[string]any
-		code := r.call(adminSecret, "GET", "/api/v1/status", nil, &st)
-		if code == http.StatusOK && st["state"] == "running" {
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("restyplane did not become ready (last status %d %v); logs:\n%s", code, st, r.logs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func (r *restyplane) stop() {
-	if r.cmd.Process == nil {
-		return
-	}
-	_ = r.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = r.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-done
-	}
-	if r.t.Failed() {
-		r.t.Logf("restyplane logs:\n%s", r.logs)
-	}
+	p := rptest.Start(t, rptest.Options{Token: adminSecret, Reason: "browser test setup"})
+	return &restyplane{Process: p, t: t}
 }
 
 // call sends a JSON request to the API with a token and decodes the answer into out. It
 // returns the status code, 0 when the request failed.
 func (r *restyplane) call(token, method, path string, body, out any) int {
 	r.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			r.t.Fatalf("encode %s %s: %v", method, path, err)
-		}
-		rd = bytes.NewReader(b)
+	code, _, err := r.Call(token, method, path, body, out)
+	if err != nil && code != 0 {
+		r.t.Fatalf("%s %s: %v", method, path, err)
 	}
-	req, err := http.NewRequest(method, r.url+path, rd)
-	if err != nil {
-		r.t.Fatalf("new request %s %s: %v", method, path, err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("X-Change-Reason", "browser test setup")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if out != nil {
-		_ = json.Unmarshal(data, out)
-	}
-	return resp.StatusCode
+	return code
 }
 
 // must is call as admin that fails the test unless the answer is 2xx.
@@ -212,7 +81,7 @@ func (r *restyplane) head() int64 {
 // proxyGet sends a request through the managed OpenResty with a Host header.
 func (r *restyplane) proxyGet(host, path string) (int, string) {
 	r.t.Helper()
-	req, err := http.NewRequest("GET", r.proxy+path, nil)
+	req, err := http.NewRequest("GET", r.Proxy+path, nil)
 	if err != nil {
 		r.t.Fatalf("new proxy request: %v", err)
 	}

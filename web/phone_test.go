@@ -8,7 +8,7 @@ import (
 func TestPhoneLayoutFitsTheWidth(t *testing.T) {
 	rp := startRestyplane(t)
 	seedShop(rp)
-	b := newBrowser(t, rp.url, 390, 844)
+	b := newBrowser(t, rp.API, 390, 844)
 	b.signIn(adminSecret)
 	if evalJS[bool](b, `document.getElementById('main-nav').getClientRects().length > 0`) {
 		t.Fatal("the menu is open on a phone before it was asked for")

@@ -21,7 +21,7 @@ func TestScreenshotsForTheREADME(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	b := newBrowser(t, rp.url, 1280, 860)
+	b := newBrowser(t, rp.API, 1280, 860)
 	b.signIn(adminSecret)
 	b.waitText(tid("ov-count-backends"), "3")
 	// The seed's burst went live as one reload; a scale-out after it goes live as a dynamic
@@ -40,7 +40,7 @@ func TestScreenshotsForTheREADME(t *testing.T) {
 	b.hideNotices()
 	b.screenshot(filepath.Join(dir, "diff.png"), "diff of revision 5 to 6")
 
-	phone := newBrowser(t, rp.url, 390, 844)
+	phone := newBrowser(t, rp.API, 390, 844)
 	phone.signIn(adminSecret)
 	phone.waitText(tid("ov-count-backends"), "3")
 	phone.hideNotices()

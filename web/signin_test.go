@@ -11,7 +11,7 @@ import (
 // Signing in keeps the token for this tab only; a wrong token is refused in place.
 func TestSignInKeepsTheTokenForTheTabOnly(t *testing.T) {
 	rp := startRestyplane(t)
-	b := newBrowser(t, rp.url, 1280, 900)
+	b := newBrowser(t, rp.API, 1280, 900)
 
 	b.waitVisible(tid("signin-token"))
 	b.typeInto(tid("signin-token"), "rp_not_a_token\n") // Enter submits: the form works by keyboard
@@ -41,7 +41,7 @@ func TestSignInKeepsTheTokenForTheTabOnly(t *testing.T) {
 	if err := chromedp.Do(other.ctx); err != nil {
 		t.Fatalf("open a second tab: %v", err)
 	}
-	other.do("open a second tab", chromedp.Navigate(rp.url+"/"))
+	other.do("open a second tab", chromedp.Navigate(rp.API+"/"))
 	other.waitVisible(tid("signin-token"))
 
 	// The first Tab reaches the skip link, which moves focus to the main content.

@@ -12,7 +12,7 @@ import (
 // log with its filters.
 func TestAdminManagesTokensAndReadsTheAuditLog(t *testing.T) {
 	rp := startRestyplane(t)
-	b := newBrowser(t, rp.url, 1280, 900)
+	b := newBrowser(t, rp.API, 1280, 900)
 	b.signIn(adminSecret)
 
 	b.click(tid("nav-tokens"))

@@ -11,7 +11,7 @@ func TestViewerIsOfferedNoWriteActions(t *testing.T) {
 	rp := startRestyplane(t)
 	seedShop(rp)
 	viewer := rp.token("victor", "viewer")
-	b := newBrowser(t, rp.url, 1280, 900)
+	b := newBrowser(t, rp.API, 1280, 900)
 	b.signIn(viewer)
 	if got, want := b.text(tid("whoami")), "victor · viewer"; got != want {
 		t.Fatalf("whoami = %q, want %q", got, want)

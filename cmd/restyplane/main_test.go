@@ -9,9 +9,10 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/restyplane/restyplane/internal/rptest"
 )
 
 func TestVersion(t *testing.T) {
@@ -76,7 +77,7 @@ func TestServeAdminTokenFromEnv(t *testing.T) {
 // served is a running in-process `restyplane serve`.
 type served struct {
 	addr           string
-	stdout, stderr *lockedBuffer
+	stdout, stderr *rptest.LockedBuffer
 	cancel         context.CancelFunc
 	done           chan error
 }
@@ -84,7 +85,7 @@ type served struct {
 func startServe(t *testing.T, dir string) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &served{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	s := &served{stdout: &rptest.LockedBuffer{}, stderr: &rptest.LockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	t.Cleanup(cancel)
 	go func() {
 		s.done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dir, "--log-format", "json", "--openresty", "off"}, s.stdout, s.stderr)
@@ -138,22 +139,4 @@ func get(t *testing.T, addr, path, token string) int {
 	}
 	res.Body.Close()
 	return res.StatusCode
-}
-
-// lockedBuffer is a buffer that the server's goroutines and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

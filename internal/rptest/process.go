@@ -1,0 +1,157 @@
+// Package rptest runs the real restyplane for the end-to-end tests, the browser tests and
+// the benchmarks: cmd/restyplane built once per test binary, started as `restyplane serve`
+// with its managed nginx on free loopback ports, spoken to over HTTP, and stopped with
+// SIGINT as an operator would.
+package rptest
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// Binary returns cmd/restyplane, built on first use; Main removes it at the end.
+func Binary(tb testing.TB) string {
+	tb.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "restyplane-bin"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "restyplane")
+		cmd := exec.Command("go", "build", "-o", built.path, "github.com/restyplane/restyplane/cmd/restyplane")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build cmd/restyplane: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		tb.Fatal(built.err)
+	}
+	return built.path
+}
+
+// Main runs the tests of a package that uses Binary and removes the binary afterwards:
+// func TestMain(m *testing.M) { os.Exit(rptest.Main(m)) }.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	return code
+}
+
+// FreeAddr returns a loopback host:port that was free a moment ago.
+func FreeAddr(tb testing.TB) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("find a free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// Options are what differs between the packages that start restyplane.
+type Options struct {
+	// Token is the first admin token, given through RESTYPLANE_ADMIN_TOKEN.
+	Token string
+	// Reason goes with every write as X-Change-Reason, so that the history says who wrote.
+	Reason string
+	// DataDir holds the history; empty means a fresh temporary directory.
+	DataDir string
+	// Args are more flags for `restyplane serve`.
+	Args []string
+	// Client sends the API requests; nil means one with a 2-minute timeout.
+	Client *http.Client
+}
+
+// Process is a running `restyplane serve`.
+type Process struct {
+	// API serves the REST API and the web UI; Proxy is nginx's HTTP listener. Both are
+	// http://127.0.0.1:port; TLS is nginx's HTTPS listener as 127.0.0.1:port.
+	API, Proxy, TLS string
+	DataDir         string
+	// Logs is what the process wrote to stdout and stderr.
+	Logs *LockedBuffer
+
+	tb      testing.TB
+	opts    Options
+	cmd     *exec.Cmd
+	stopped sync.Once
+}
+
+// Start runs restyplane serve and waits until its nginx runs the first revision (or, with
+// --openresty=off, until the API answers). The test's cleanup stops it.
+func Start(tb testing.TB, o Options) *Process {
+	tb.Helper()
+	if _, err := exec.LookPath("nginx"); err != nil {
+		tb.Fatal("nginx is not installed: run `make test` (hack/install.sh installs nginx-light and libnginx-mod-http-lua)")
+	}
+	if o.DataDir == "" {
+		o.DataDir = tb.TempDir()
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{Timeout: 2 * time.Minute}
+	}
+	apiAddr, proxyAddr := FreeAddr(tb), FreeAddr(tb)
+	p := &Process{API: "http://" + apiAddr, Proxy: "http://" + proxyAddr, TLS: FreeAddr(tb),
+		DataDir: o.DataDir, Logs: &LockedBuffer{}, tb: tb, opts: o}
+	args := append([]string{"serve", "--listen", apiAddr, "--data-dir", o.DataDir,
+		"--proxy-listen", proxyAddr, "--tls-listen", p.TLS}, o.Args...)
+	p.cmd = exec.Command(Binary(tb), args...)
+	p.cmd.Env = append(os.Environ(), "RESTYPLANE_ADMIN_TOKEN="+o.Token)
+	p.cmd.Stdout, p.cmd.Stderr = p.Logs, p.Logs
+	if err := p.cmd.Start(); err != nil {
+		tb.Fatalf("start restyplane: %v", err)
+	}
+	tb.Cleanup(p.Stop)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var st struct {
+			State  string `json:"state"`
+			InSync bool   `json:"inSync"`
+		}
+		code, _, _ := p.Call(o.Token, "GET", "/api/v1/status", nil, &st)
+		if code == http.StatusOK && (st.State == "running" && st.InSync || st.State == "off") {
+			return p
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("restyplane did not become ready (last status %d %+v); logs:\n%s", code, st, p.Logs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Stop ends restyplane with SIGINT, which stops its nginx too, and kills it if it has not
+// exited within 30 seconds. It logs the process's output if the test failed. Stopping
+// twice is stopping once.
+func (p *Process) Stop() {
+	p.stopped.Do(func() {
+		_ = p.cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = p.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-done
+		}
+		if p.tb.Failed() {
+			p.tb.Logf("restyplane logs:\n%s", p.Logs)
+		}
+	})
+}
+
+// PID is the restyplane process's id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
