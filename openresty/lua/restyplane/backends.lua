@@ -4,8 +4,10 @@
 -- reaches traffic on the next request without a reload or a timer.
 local json = require("restyplane.json")
 local backend = require("restyplane.backend")
+local versioned = require("restyplane.versioned")
 
 local dict = ngx.shared.restyplane_backends
+local store = versioned.new(dict, "b")
 local _M = {}
 
 -- cache maps a backend name to its decoded form in this worker.
@@ -14,7 +16,7 @@ local cache = {}
 -- get returns the worker's copy of a backend, decoding it again only when the version in
 -- the shared dict moved.
 function _M.get(name)
-    local ver = dict:get("v:" .. name)
+    local ver = store:version(name)
     if not ver then
         cache[name] = nil
         return nil
@@ -23,7 +25,7 @@ function _M.get(name)
     if c and c.version == ver then
         return c
     end
-    local raw = dict:get("b:" .. name)
+    local raw = store:body(name)
     local b = raw and json.decode(raw)
     if type(b) ~= "table" then
         ngx.log(ngx.ERR, "restyplane: backend ", name, " does not decode")
@@ -57,61 +59,24 @@ local function check(b)
     return nil
 end
 
--- names lists the stored backends.
-local function names()
-    local out = {}
-    for _, k in ipairs(dict:get_keys(0)) do
-        if k:sub(1, 2) == "v:" then
-            out[#out + 1] = k:sub(3)
-        end
-    end
-    table.sort(out)
-    return out
-end
-
-local function delete(name)
-    dict:delete("v:" .. name)
-    dict:delete("b:" .. name)
-end
-
--- put stores backends stamped with version and deletes the named ones; with replace, it
--- deletes every other backend too (the full push after a restart). The body goes in
--- before the version, so a reader that sees the new version finds the new body.
+-- put checks and stores backends stamped with version and deletes the named ones; with
+-- replace, it deletes every other backend too (the full push after a restart).
 function _M.put(version, list, deleted, replace)
-    for _, b in ipairs(list) do
+    local items = {}
+    for i, b in ipairs(list) do
         local err = check(b)
         if err then
             return nil, err
         end
-    end
-    if replace then
-        local keep = {}
-        for _, b in ipairs(list) do
-            keep[b.name] = true
-        end
-        for _, n in ipairs(names()) do
-            if not keep[n] then
-                delete(n)
-            end
-        end
-    end
-    for _, b in ipairs(list) do
         b.version = version
         if type(b.endpoints) ~= "table" or #b.endpoints == 0 then
             b.endpoints = nil
         end
-        local ok, err = dict:safe_set("b:" .. b.name, json.encode(b))
-        if ok then
-            ok, err = dict:safe_set("v:" .. b.name, version)
-        end
-        if not ok then
-            return nil, "store backend " .. b.name .. ": " .. tostring(err)
-        end
+        items[i] = { name = b.name, body = json.encode(b) }
     end
-    for _, n in ipairs(deleted) do
-        if type(n) == "string" then
-            delete(n)
-        end
+    local ok, err = store:write("backend", version, items, deleted, replace)
+    if not ok then
+        return nil, err
     end
     return _M.set_version(version)
 end
@@ -131,19 +96,19 @@ function _M.version()
 end
 
 function _M.count()
-    return #names()
+    return #store:names()
 end
 
 -- one returns a stored backend as JSON, or nil.
 function _M.one(name)
-    return dict:get("b:" .. name)
+    return store:body(name)
 end
 
 -- list returns every stored backend as one JSON array.
 function _M.list()
     local items = {}
-    for _, n in ipairs(names()) do
-        local raw = dict:get("b:" .. n)
+    for _, n in ipairs(store:names()) do
+        local raw = store:body(n)
         if raw then
             items[#items + 1] = raw
         end
