@@ -11,7 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -72,6 +75,11 @@ type Options struct {
 	DataDir string
 	// Args are more flags for `restyplane serve`.
 	Args []string
+	// Env are more environment variables (NAME=value) for `restyplane serve`.
+	Env []string
+	// API, Proxy and TLS are the loopback host:port addresses to listen on; empty means a
+	// free port. Process.Options fills them, so that a restart finds the same addresses.
+	API, Proxy, TLS string
 	// Client sends the API requests; nil means one with a 2-minute timeout.
 	Client *http.Client
 }
@@ -104,18 +112,29 @@ func Start(tb testing.TB, o Options) *Process {
 	if o.Client == nil {
 		o.Client = &http.Client{Timeout: 2 * time.Minute}
 	}
-	apiAddr, proxyAddr := FreeAddr(tb), FreeAddr(tb)
-	p := &Process{API: "http://" + apiAddr, Proxy: "http://" + proxyAddr, TLS: FreeAddr(tb),
+	for _, a := range []*string{&o.API, &o.Proxy, &o.TLS} {
+		if *a == "" {
+			*a = FreeAddr(tb)
+		}
+	}
+	p := &Process{API: "http://" + o.API, Proxy: "http://" + o.Proxy, TLS: o.TLS,
 		DataDir: o.DataDir, Logs: &LockedBuffer{}, tb: tb, opts: o}
-	args := append([]string{"serve", "--listen", apiAddr, "--data-dir", o.DataDir,
-		"--proxy-listen", proxyAddr, "--tls-listen", p.TLS}, o.Args...)
+	args := append([]string{"serve", "--listen", o.API, "--data-dir", o.DataDir,
+		"--proxy-listen", o.Proxy, "--tls-listen", o.TLS}, o.Args...)
 	p.cmd = exec.Command(Binary(tb), args...)
-	p.cmd.Env = append(os.Environ(), "RESTYPLANE_ADMIN_TOKEN="+o.Token)
+	p.cmd.Env = append(append(os.Environ(), "RESTYPLANE_ADMIN_TOKEN="+o.Token), o.Env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.Logs, p.Logs
 	if err := p.cmd.Start(); err != nil {
 		tb.Fatalf("start restyplane: %v", err)
 	}
-	tb.Cleanup(p.Stop)
+	// nginx runs in a session of its own and outlives a killed restyplane (or one told to
+	// leave it running): whatever is left of it goes once the test is over. Cleanups run
+	// last-in first-out, so a restyplane started later on the same data directory has
+	// stopped (and perhaps stopped the nginx it adopted) by then.
+	tb.Cleanup(func() {
+		p.Stop()
+		p.killNginx()
+	})
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var st struct {
@@ -133,12 +152,21 @@ func Start(tb testing.TB, o Options) *Process {
 	}
 }
 
-// Stop ends restyplane with SIGINT, which stops its nginx too, and kills it if it has not
-// exited within 30 seconds. It logs the process's output if the test failed. Stopping
-// twice is stopping once.
-func (p *Process) Stop() {
+// Stop ends restyplane with SIGINT, which stops its nginx too (unless it was told to
+// leave it running), and kills it if it has not exited within 30 seconds. It logs the
+// process's output if the test failed. Stopping twice, or after Kill or Terminate, is
+// stopping once.
+func (p *Process) Stop() { p.end(os.Interrupt) }
+
+// Terminate ends restyplane with SIGTERM, as a service manager would, and waits for it.
+func (p *Process) Terminate() { p.end(syscall.SIGTERM) }
+
+// Kill ends restyplane with SIGKILL, as a crash would: it cannot clean anything up.
+func (p *Process) Kill() { p.end(syscall.SIGKILL) }
+
+func (p *Process) end(sig os.Signal) {
 	p.stopped.Do(func() {
-		_ = p.cmd.Process.Signal(os.Interrupt)
+		_ = p.cmd.Process.Signal(sig)
 		done := make(chan struct{})
 		go func() { _ = p.cmd.Wait(); close(done) }()
 		select {
@@ -153,5 +181,56 @@ func (p *Process) Stop() {
 	})
 }
 
+// Options returns the options p was started with, its addresses filled in: Start them
+// again, once p has exited, for a restyplane on the same data directory and ports.
+func (p *Process) Options() Options { return p.opts }
+
+// Restart starts restyplane again with the options of p, which must have exited.
+func (p *Process) Restart(tb testing.TB) *Process {
+	tb.Helper()
+	return Start(tb, p.opts)
+}
+
 // PID is the restyplane process's id.
 func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// NginxPID returns the pid of the live nginx master in the pid file of the default
+// prefix (<data dir>/openresty), 0 when none runs.
+func (p *Process) NginxPID() int {
+	data, err := os.ReadFile(filepath.Join(p.DataDir, "openresty", "logs", "nginx.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// A zombie (state Z, after the command's closing parenthesis) runs nothing.
+	if i := strings.LastIndexByte(string(stat), ')'); i < 0 || strings.HasPrefix(strings.TrimSpace(string(stat[i+1:])), "Z") {
+		return 0
+	}
+	cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if !strings.Contains(string(cmdline), "nginx") {
+		return 0
+	}
+	return pid
+}
+
+// killNginx kills the nginx master of the data directory with its process group (its
+// workers), and waits until it is gone.
+func (p *Process) killNginx() {
+	pid := p.NginxPID()
+	if pid == 0 {
+		return
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	for p.NginxPID() == pid && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
