@@ -47,6 +47,9 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	p := &plan{mode: api.ModeNone, confKey: key, certs: cfg.Certificates}
 	p.push = dynamicChanges(running, head, full || running == nil)
 	switch {
+	case running == nil && a.inPlace(cfg):
+		// The conf that runs is the head's, but the dynamic state is unknown: full push.
+		p.mode = api.ModeFull
 	case running == nil || !bytes.Equal(key, runningCnf):
 		p.mode = api.ModeReload
 		if p.conf, err = a.proxy.Render(cfg, generation(head)); err != nil {
@@ -66,6 +69,30 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// ConfInPlacer is what a Proxy may also tell: the nginx.conf in place and the generation
+// that runs, nil when unknown. Instance does.
+type ConfInPlacer interface {
+	ConfInPlace() (conf []byte, generation string)
+}
+
+var _ ConfInPlacer = (*Instance)(nil)
+
+// inPlace reports whether the proxy runs the conf cfg renders to: the head's render,
+// stamped with the running generation, equals the conf in place byte for byte. Then the
+// first apply, after restyplane started or adopted nginx, needs no reload.
+func (a *Applier) inPlace(cfg api.Config) bool {
+	ip, ok := a.proxy.(ConfInPlacer)
+	if !ok {
+		return false
+	}
+	conf, gen := ip.ConfInPlace()
+	if conf == nil {
+		return false
+	}
+	want, err := a.proxy.Render(cfg, gen)
+	return err == nil && bytes.Equal(want, conf)
 }
 
 // sameStructure reports whether two states render the same nginx.conf: the same settings

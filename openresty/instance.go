@@ -33,7 +33,7 @@ type Instance struct {
 	// answer at once even while a reload runs.
 	mu          sync.Mutex
 	state       string
-	proc        *process // the supervised master; nil in attach mode
+	proc        *master // the supervised master; nil in attach mode
 	attachedPID int
 	gen         string // the generation of the conf in place
 	stopping    chan struct{}
@@ -75,7 +75,7 @@ func (in *Instance) PID() int {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.proc != nil {
-		return in.proc.pid()
+		return in.proc.pid
 	}
 	return in.attachedPID
 }
@@ -103,6 +103,11 @@ func (in *Instance) notifyRestarted() {
 // first generation, then supervises it until Stop. With a nil conf it starts with the conf
 // already in place (the last good one of a previous run) or, in a fresh prefix, with an
 // empty config that answers 404 to everything. It returns once the admin endpoint answers.
+//
+// nginx outlives the process that started it (see master). So if an nginx of this prefix
+// still runs, left by a run that crashed, was killed, or stopped with KeepRunning, Start
+// adopts it instead of starting a second one: it supervises that master as its own and,
+// given a conf other than the one in place, reloads it (see adopt).
 func (in *Instance) Start(ctx context.Context, conf []byte, certs []api.Certificate, generation string) error {
 	if err := in.opts.CheckBinary(); err != nil {
 		return err
@@ -122,7 +127,7 @@ func (in *Instance) Start(ctx context.Context, conf []byte, certs []api.Certific
 	}
 	in.l.pruneTests()
 	if pid := in.l.runningPID(); pid != 0 {
-		return fmt.Errorf("start nginx: nginx (pid %d) already runs with prefix %s; stop it or attach to it", pid, in.l)
+		return in.adopt(ctx, pid, conf, certs, generation)
 	}
 	if conf == nil && in.l.current() == "" {
 		var err error
@@ -160,7 +165,8 @@ func (in *Instance) Start(ctx context.Context, conf []byte, certs []api.Certific
 }
 
 // Stop stops nginx gracefully (QUIT, then KILL after the stop timeout) and ends
-// supervision. In attach mode it only stops watching: that nginx is not restyplane's.
+// supervision. With KeepRunning, or in attach mode, it only stops watching and leaves
+// nginx serving: the next Start on the prefix adopts it.
 func (in *Instance) Stop(ctx context.Context) error {
 	in.stopOnce.Do(func() { close(in.stopping) })
 	if in.State() != StateStopped {
@@ -177,6 +183,10 @@ func (in *Instance) Stop(ctx context.Context) error {
 	in.state, in.proc, in.attachedPID = StateStopped, nil, 0
 	in.mu.Unlock()
 	if p == nil {
+		return nil
+	}
+	if in.opts.KeepRunning {
+		in.opts.Logger.Info("leaving nginx running", "pid", p.pid, "prefix", string(in.l))
 		return nil
 	}
 	return p.stop(in.opts.StopTimeout)

@@ -10,6 +10,12 @@ import "path/filepath"
 // relative certificate paths against the directory of the conf file, so swapping the
 // symlink swaps the conf and its certificates in one atomic rename, and the previous
 // directory stays for a restore.
+//
+// The admin socket lives in <prefix>/admin, a directory of mode 0700 made before nginx
+// starts: nginx creates unix sockets world-writable (0666), and only the directory keeps
+// other local users from driving the proxy from the moment the socket exists. Workers
+// never open the path: they accept on the socket the master bound and passed down, so
+// they need no access to the directory when they run as --nginx-user.
 type layout string
 
 func (l layout) path(rel ...string) string {
@@ -19,7 +25,9 @@ func (l layout) path(rel ...string) string {
 func (l layout) confLink() string       { return l.path("conf") }
 func (l layout) conf() string           { return l.path("conf", "nginx.conf") }
 func (l layout) confsDir() string       { return l.path("confs") }
-func (l layout) socket() string         { return l.path("admin.sock") }
+func (l layout) socketDir() string      { return l.path("admin") }
+func (l layout) socket() string         { return l.path("admin", "admin.sock") }
+func (l layout) stderrLog() string      { return l.path("logs", "nginx.stderr") }
 func (l layout) pidFile() string        { return l.path("logs", "nginx.pid") }
 func (l layout) errorLog() string       { return l.path("logs", "error.log") }
 func (l layout) accessLog() string      { return l.path("logs", "access.log") }

@@ -39,9 +39,13 @@ type Options struct {
 	StopTimeout time.Duration
 	// ReloadTimeout bounds how long Reload waits for workers of the new generation.
 	ReloadTimeout time.Duration
+	// KeepRunning makes Stop leave a managed nginx running, for an upgrade or a restart
+	// of restyplane that must not cost a request: the next Start adopts it.
+	KeepRunning bool
 	// MaxBackoff caps the delay between restarts of a master that keeps dying.
 	MaxBackoff time.Duration
-	// Logger receives nginx's stderr and the supervisor's messages; nil discards them.
+	// Logger receives the supervisor's messages (with nginx's last stderr lines when it
+	// exits); nil discards them.
 	Logger *slog.Logger
 }
 

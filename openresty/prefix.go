@@ -19,7 +19,8 @@ import (
 //
 // The prefix is 0711: nginx workers, which run as an unprivileged user when the master
 // runs as root, must traverse it to reach their temporary files, while nobody else may
-// list it. Certificates and conf directories are 0700, for the master's eyes only.
+// list it. Certificates, conf directories and the admin socket's directory are 0700, for
+// the master's (and restyplane's) eyes only.
 func (l layout) prepare() error {
 	dirs := []struct {
 		path string
@@ -27,6 +28,7 @@ func (l layout) prepare() error {
 	}{
 		{string(l), 0o711}, {l.confsDir(), 0o700}, {l.path("certs"), 0o700},
 		{l.path("logs"), 0o755}, {l.path("tmp"), 0o711}, {l.luaDir(), 0o755},
+		{l.socketDir(), 0o700},
 	}
 	for _, d := range dirs {
 		if err := os.MkdirAll(d.path, d.mode); err != nil {

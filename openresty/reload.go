@@ -62,6 +62,11 @@ func (in *Instance) Reload(ctx context.Context, conf []byte, certs []api.Certifi
 	}
 	in.op.Lock()
 	defer in.op.Unlock()
+	return in.reload(ctx, conf, certs, generation)
+}
+
+// reload is Reload for a caller that holds op.
+func (in *Instance) reload(ctx context.Context, conf []byte, certs []api.Certificate, generation string) error {
 	if st := in.State(); st != StateRunning && st != StateAttached {
 		return fmt.Errorf("reload: nginx is %s", st)
 	}

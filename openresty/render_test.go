@@ -89,7 +89,7 @@ func TestRenderWritesTheDecisions(t *testing.T) {
 		`listen "127.0.0.1:8443" ssl http2;`,
 		`set $rp_location_timeouts "c";`,
 		`generation = "7"`,
-		`listen "unix:/srv/restyplane/admin.sock";`,
+		`listen "unix:/srv/restyplane/admin/admin.sock";`,
 	} {
 		if !bytes.Contains(conf, []byte(want)) {
 			t.Errorf("conf lacks %s", want)

@@ -9,12 +9,12 @@ import (
 
 // launch starts a master with the conf in place and waits until a worker answers on the
 // admin socket. The caller holds op.
-func (in *Instance) launch(ctx context.Context) (*process, AdminStatus, error) {
+func (in *Instance) launch(ctx context.Context) (*master, AdminStatus, error) {
 	// A master that was killed leaves its socket and pid file behind; nginx would refuse
 	// to bind the socket.
 	os.Remove(in.l.socket())
 	os.Remove(in.l.pidFile())
-	p, err := startProcess(in.opts.Binary, []string{"-p", string(in.l) + "/", "-c", in.l.conf()}, in.opts.Logger)
+	p, err := startProcess(in.opts.Binary, []string{"-p", string(in.l) + "/", "-c", in.l.conf()}, in.l.stderrLog())
 	if err != nil {
 		return nil, AdminStatus{}, err
 	}
@@ -28,7 +28,8 @@ func (in *Instance) launch(ctx context.Context) (*process, AdminStatus, error) {
 
 // waitReady polls the admin endpoint until a worker answers, the master exits (done), or
 // the start timeout passes. Then it narrows the socket to 0600: nginx creates unix
-// sockets world-writable, and the admin endpoint is for restyplane alone.
+// sockets world-writable. The socket's 0700 directory is what keeps others out from the
+// start (see layout); the mode is a second lock.
 func (in *Instance) waitReady(ctx context.Context, done <-chan struct{}, exited func() error) (AdminStatus, error) {
 	ctx, cancel := context.WithTimeout(ctx, in.opts.StartTimeout)
 	defer cancel()
@@ -52,8 +53,9 @@ func (in *Instance) waitReady(ctx context.Context, done <-chan struct{}, exited 
 
 // supervise restarts the master whenever it exits until Stop, with a backoff that grows
 // while restarts keep failing, and tells the applier after each restart that shared
-// memory starts empty.
-func (in *Instance) supervise(p *process) {
+// memory starts empty. The first master may be an adopted one, not our child: done
+// tells its end all the same.
+func (in *Instance) supervise(p *master) {
 	defer close(in.background)
 	const firstBackoff = 100 * time.Millisecond
 	backoff, upSince := firstBackoff, time.Now()
@@ -64,7 +66,7 @@ func (in *Instance) supervise(p *process) {
 		case <-p.done:
 		}
 		p.killGroup()
-		in.opts.Logger.Warn("nginx master exited; restarting it", "pid", p.pid(), "err", p.exitError())
+		in.opts.Logger.Warn("nginx master exited; restarting it", "pid", p.pid, "err", p.exitError())
 		in.mu.Lock()
 		in.state, in.proc = StateRestarting, nil
 		in.mu.Unlock()
@@ -92,7 +94,7 @@ func (in *Instance) supervise(p *process) {
 			in.opts.Logger.Error("restart nginx", "err", err, "retry in", backoff)
 		}
 		upSince = time.Now()
-		in.opts.Logger.Info("nginx restarted", "pid", p.pid())
+		in.opts.Logger.Info("nginx restarted", "pid", p.pid)
 		in.notifyRestarted()
 	}
 }

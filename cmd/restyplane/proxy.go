@@ -44,6 +44,7 @@ type proxyConfig struct {
 	modules   string
 	luaPath   string
 	user      string
+	keep      bool
 }
 
 func (c *proxyConfig) flags(fs *flag.FlagSet) {
@@ -64,6 +65,8 @@ func (c *proxyConfig) flags(fs *flag.FlagSet) {
 		"extra lua_package_path entries for lua-resty-core and cjson (detected) (env RESTYPLANE_LUA_PATH)")
 	fs.StringVar(&c.user, "nginx-user", env("RESTYPLANE_NGINX_USER", ""),
 		"user nginx workers run as when restyplane runs as root (env RESTYPLANE_NGINX_USER)")
+	fs.BoolVar(&c.keep, "openresty-keep-running", env("RESTYPLANE_OPENRESTY_KEEP_RUNNING", "false") == "true",
+		"leave the managed nginx running at SIGTERM or SIGINT, for an upgrade: the next start adopts it (env RESTYPLANE_OPENRESTY_KEEP_RUNNING)")
 }
 
 // options turns the flags into the instance's options.
@@ -76,7 +79,7 @@ func (c *proxyConfig) options(dataDir string, log *slog.Logger) (openresty.Optio
 			o.Modules = append(o.Modules, m)
 		}
 	}
-	o.ProxyListen, o.TLSListen, o.Logger = c.listen, c.tlsListen, log
+	o.ProxyListen, o.TLSListen, o.Logger, o.KeepRunning = c.listen, c.tlsListen, log, c.keep
 	prefix := c.prefix
 	if prefix == "" {
 		prefix = filepath.Join(dataDir, "openresty")
@@ -110,8 +113,9 @@ func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.St
 	switch c.mode {
 	case modeManaged:
 		in = openresty.NewInstance(opts)
-		// Start serves the last good config of a previous run, or an empty one; the
-		// applier then brings it to the head like any other revision.
+		// Start adopts the nginx a previous run left running (killed, crashed, or told to
+		// keep it), or serves the last good config of a previous run, or an empty one;
+		// the applier then brings it to the head like any other revision.
 		if err := in.Start(ctx, nil, nil, ""); err != nil {
 			return nil, fmt.Errorf("start openresty: %w", err)
 		}
@@ -140,7 +144,8 @@ func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.St
 	return p, nil
 }
 
-// stop ends the applier, then stops a managed nginx (an attached one keeps running).
+// stop ends the applier, then stops a managed nginx (an attached one, or a managed one
+// with --openresty-keep-running, keeps running).
 func (p *proxy) stop() {
 	p.cancel()
 	<-p.done
