@@ -16,8 +16,15 @@ import (
 
 const adminToken = "rp_e2e_admin_token_0123456789"
 
-// TestMain removes the restyplane binary the tests built.
-func TestMain(m *testing.M) { os.Exit(rptest.Main(m)) }
+// TestMain removes the restyplane binary the tests built. Run by a test as another user
+// with probeEnv set, the binary is the probe of TestAdminSocketNeverReachableByAnotherUser
+// instead.
+func TestMain(m *testing.M) {
+	if paths := os.Getenv(probeEnv); paths != "" {
+		os.Exit(probeSocket(strings.Split(paths, ",")))
+	}
+	os.Exit(rptest.Main(m))
+}
 
 // instance is a running restyplane with its managed nginx.
 type instance struct {
