@@ -1,5 +1,7 @@
 # restyplane's entry points. `make run` and `make test` are all a fresh machine needs:
-# both call hack/install.sh, which installs what is missing and returns fast otherwise.
+# both call hack/install.sh with their mode, which installs what that target needs and is
+# missing (run: nginx and the Lua module only; test: also the test tools) and returns fast
+# otherwise.
 
 GO      ?= go
 SWAG    ?= bin/swag
@@ -13,21 +15,25 @@ SWAG_INIT = $(SWAG) init --quiet -g doc.go -d ./server,./api --packageName opena
 
 .PHONY: install run test bench openapi openapi-check build
 
+# install gets everything the tests need; each target below installs only its own needs.
 install:
-	bash hack/install.sh
+	bash hack/install.sh test
 
-run: install
+run:
+	bash hack/install.sh run
 	$(GO) run -ldflags '$(LDFLAGS)' ./cmd/restyplane serve
 
 # Every test, then a bounded run of the renderer's fuzz test (go test alone runs only its
 # seed corpus): no input the API accepts may add a directive to nginx.conf.
-test: install
+test:
+	bash hack/install.sh test
 	$(GO) vet ./...
 	$(GO) test ./... -count=1 -timeout 30m
 	$(GO) test ./openresty -run '^$$' -fuzz '^FuzzRender$$' -fuzztime 20s
 
 # Each benchmark writes its own section of BENCHMARKS.md (between its markers).
-bench: install
+bench:
+	bash hack/install.sh bench
 	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md \
 		$(GO) test ./server -run '^$$' -bench '^BenchmarkHistory$$' -benchtime 1x -count 1 -timeout 60m
 	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test ./e2e -run '^$$' -bench '^BenchmarkKubernetes$$' -benchtime 1x -count 1 -timeout 60m
@@ -36,11 +42,13 @@ bench: install
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/restyplane ./cmd/restyplane
 
-openapi: install
+openapi:
+	bash hack/install.sh openapi
 	$(SWAG_INIT) -o openapi
 
 # openapi-check fails when the committed spec differs from what the annotations generate.
-openapi-check: install
+openapi-check:
+	bash hack/install.sh openapi
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(SWAG_INIT) -o "$$tmp" && \
 	if diff -ru openapi "$$tmp" >/dev/null; then echo "openapi: up to date"; \

@@ -75,9 +75,9 @@ type Meta struct {
 	Actor   string
 	Source  string
 	Message string
-	// IfMatch, when not zero, is the version the writer last saw: of the object for a
+	// IfMatch, when set, is the version the writer last saw: of the object for a
 	// single-object write, of the whole config (the head revision) for a config write.
-	IfMatch int64
+	IfMatch Precondition
 	// MustNotExist makes a single-object write fail with a conflict if the object exists
 	// (POST semantics).
 	MustNotExist bool

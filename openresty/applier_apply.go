@@ -31,7 +31,10 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 	}
 	if !p.push.Empty() {
 		if err := a.proxy.Push(ctx, head.Revision, p.push); err != nil {
-			a.record(ctx, head, p.mode, start, api.OutcomeFailed, err)
+			rec := a.record(ctx, head, p.mode, start, api.OutcomeFailed, err)
+			a.mu.Lock()
+			a.last = rec
+			a.mu.Unlock()
 			return retryFailed
 		}
 	}
@@ -50,34 +53,37 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 			return 0
 		}
 	}
-	// The record goes first, so that whoever sees the new revision running also finds
-	// the apply that made it.
-	a.record(ctx, head, p.mode, start, api.OutcomeSuccess, nil)
+	// The record is stored first, so that whoever sees the new revision running also
+	// finds the apply that made it; then what runs, the last apply and the watch change
+	// in one critical section, so that Status never shows half of them.
+	rec := a.record(ctx, head, p.mode, start, api.OutcomeSuccess, nil)
 	a.mu.Lock()
-	a.running, a.runningCnf, a.rejected = head, p.confKey, 0
+	a.running, a.runningCnf, a.rejected, a.last = head, p.confKey, 0, rec
 	if p.push.Full {
 		a.needFull = false
 	}
+	a.startWatch(running, head)
 	a.mu.Unlock()
 	a.metrics.Applied(head.Revision, time.Now())
 	if !head.Written.IsZero() {
 		a.metrics.Propagation(time.Since(head.Written))
 	}
-	a.startWatch(running, head)
 	return 0
 }
 
 // reject records that nginx refused the head. The instance keeps serving what it ran; the
 // same head is not tried again, and the next revision is.
+// The rejection and its apply record show together.
 func (a *Applier) reject(ctx context.Context, head *api.State, mode string, start time.Time, err error) {
+	rec := a.record(ctx, head, mode, start, api.OutcomeRejected, err)
 	a.mu.Lock()
-	a.rejected = head.Revision
+	a.rejected, a.last = head.Revision, rec
 	a.mu.Unlock()
-	a.record(ctx, head, mode, start, api.OutcomeRejected, err)
 }
 
-// record stores an apply record and reports it to the metrics and the log.
-func (a *Applier) record(ctx context.Context, head *api.State, mode string, start time.Time, outcome string, err error) {
+// record stores an apply record and reports it to the metrics and the log. It changes no
+// field of the applier: the caller sets a.last together with the state the record explains.
+func (a *Applier) record(ctx context.Context, head *api.State, mode string, start time.Time, outcome string, err error) *api.ApplyRecord {
 	d := time.Since(start)
 	rec := &api.ApplyRecord{Revision: head.Revision, Instance: a.instance, Mode: mode, Started: start.UTC(),
 		DurationMS: float64(d.Microseconds()) / 1000, Outcome: outcome}
@@ -87,13 +93,11 @@ func (a *Applier) record(ctx context.Context, head *api.State, mode string, star
 	if rerr := a.store.RecordApply(context.WithoutCancel(ctx), rec); rerr != nil && !errors.Is(rerr, context.Canceled) {
 		a.log.Error("record apply", "revision", head.Revision, "err", rerr)
 	}
-	a.mu.Lock()
-	a.last = rec
-	a.mu.Unlock()
 	a.metrics.Apply(mode, outcome, d)
 	if err != nil {
 		a.log.Warn("apply", "revision", head.Revision, "mode", mode, "outcome", outcome, "err", err)
 	} else {
 		a.log.Info("apply", "revision", head.Revision, "mode", mode, "outcome", outcome, "ms", rec.DurationMS)
 	}
+	return rec
 }

@@ -6,11 +6,13 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Status reports the head, what runs, and the last apply.
+// Status reports the head, what runs, and the last apply, as one snapshot: the applier
+// changes the fields that belong together in one critical section, and the head is read
+// under the same lock so that it is never older than the revision shown applied.
 func (a *Applier) Status(ctx context.Context) api.Status {
-	head := a.store.Head()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	head := a.store.Head()
 	st := api.Status{Instance: a.instance, State: a.proxy.State(), Head: head.Revision, LastGood: a.lastGood, Rejected: a.rejected}
 	if a.running != nil {
 		st.Applied = a.running.Revision

@@ -25,10 +25,9 @@ type watch struct {
 	min      int64
 }
 
-// startWatch begins watching head after it applied over running.
+// startWatch begins watching head after it applied over running; the caller holds mu, so
+// that the status never shows the new revision applied without its watch.
 func (a *Applier) startWatch(running, head *api.State) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	window, _ := ParseDuration(head.Settings.RollbackWindow)
 	affected := affectedServers(running, head)
 	if head.Revision == a.noWatch || head.Settings.RollbackErrorRatio == 0 || window == 0 || running == nil {
@@ -126,9 +125,11 @@ func (a *Applier) rollback(ctx context.Context, w *watch, req, errs int64) {
 	if res.Revision != nil {
 		a.noWatch = res.Revision.ID // never roll back a rollback: that way lies a loop
 	}
-	head := &api.State{Revision: w.revision}
 	a.mu.Unlock()
-	a.record(ctx, head, api.ModeNone, time.Now(), api.OutcomeRolledBack, fmt.Errorf("%s", reason))
+	rec := a.record(ctx, &api.State{Revision: w.revision}, api.ModeNone, time.Now(), api.OutcomeRolledBack, fmt.Errorf("%s", reason))
+	a.mu.Lock()
+	a.last = rec
+	a.mu.Unlock()
 	a.metrics.AutoRollback()
 }
 

@@ -205,11 +205,11 @@ func (s *Server) writeEndpoints(ctx context.Context, meta api.Meta, name string,
 		}
 		b := *cur
 		b.Endpoints = append([]api.Endpoint(nil), eps...)
-		if clientMatch == 0 {
-			meta.IfMatch = cur.Version
+		if !clientMatch.Set {
+			meta.IfMatch = api.IfVersion(cur.Version)
 		}
 		res, err := s.store.Write(ctx, meta, []api.Mutation{{Kind: api.KindBackend, Name: name, Backend: &b}})
-		if clientMatch != 0 || attempt == endpointRetries || api.ErrorCode(err) != api.EPreconditionFailed {
+		if clientMatch.Set || attempt == endpointRetries || api.ErrorCode(err) != api.EPreconditionFailed {
 			return res, err
 		}
 	}

@@ -48,8 +48,8 @@ func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if notModified(w, r, state.Revision) {
-		return nil
+	if done, err := conditionalGet(w, r, state.Revision); done || err != nil {
+		return err
 	}
 	w.Header().Set("ETag", etag(state.Revision))
 	writeJSON(w, http.StatusOK, state.Config(false))

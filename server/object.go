@@ -38,8 +38,8 @@ func getObject[T any](w http.ResponseWriter, r *http.Request, m map[string]*T, k
 		return api.Errorf(api.ENotFound, "%s %q does not exist", kind, printable(name))
 	}
 	v := version(obj)
-	if notModified(w, r, v) {
-		return nil
+	if done, err := conditionalGet(w, r, v); done || err != nil {
+		return err
 	}
 	w.Header().Set("ETag", etag(v))
 	writeJSON(w, http.StatusOK, view(obj))

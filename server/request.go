@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -90,7 +89,7 @@ func writeMeta(r *http.Request, bodyMessage string) (api.Meta, error) {
 	if err := api.ValidText("message", msg, maxMessage); err != nil {
 		return api.Meta{}, err
 	}
-	ifMatch, err := parseIfMatch(r.Header.Get("If-Match"))
+	ifMatch, err := parseIfMatch(r)
 	if err != nil {
 		return api.Meta{}, err
 	}
@@ -109,30 +108,6 @@ func writeMeta(r *http.Request, bodyMessage string) (api.Meta, error) {
 
 // etag renders a version as a strong entity tag.
 func etag(version int64) string { return `"` + strconv.FormatInt(version, 10) + `"` }
-
-// parseIfMatch reads an If-Match header holding one version ETag. Absent or "*" means no
-// precondition (0).
-func parseIfMatch(h string) (int64, error) {
-	h = strings.TrimSpace(h)
-	if h == "" || h == "*" {
-		return 0, nil
-	}
-	v, err := strconv.ParseInt(strings.Trim(h, `"`), 10, 64)
-	if err != nil || v < 1 {
-		return 0, &api.Error{Code: api.EInvalid, Field: "If-Match", Message: `If-Match must be one version ETag such as "42"`}
-	}
-	return v, nil
-}
-
-// notModified answers If-None-Match with 304 when the client has this version.
-func notModified(w http.ResponseWriter, r *http.Request, version int64) bool {
-	if inm := r.Header.Get("If-None-Match"); inm != "" && strings.TrimSpace(inm) == etag(version) {
-		w.Header().Set("ETag", etag(version))
-		w.WriteHeader(http.StatusNotModified)
-		return true
-	}
-	return false
-}
 
 // queryBool reads an optional boolean query parameter.
 func queryBool(r *http.Request, name string) (bool, error) {

@@ -19,8 +19,8 @@ import (
 //	@Router		/api/v1/settings [get]
 func (s *Server) getSettings(w http.ResponseWriter, r *http.Request) error {
 	st := s.store.Head().Settings
-	if notModified(w, r, st.Version) {
-		return nil
+	if done, err := conditionalGet(w, r, st.Version); done || err != nil {
+		return err
 	}
 	w.Header().Set("ETag", etag(st.Version))
 	writeJSON(w, http.StatusOK, st)

@@ -14,7 +14,7 @@ import (
 // Write stores the mutations as one revision. A write that changes nothing makes no
 // revision and says so; a dry run stores nothing and answers with what it would do.
 func (s *Store) Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error) {
-	if meta.IfMatch != 0 && len(muts) != 1 {
+	if meta.IfMatch.Set && len(muts) != 1 {
 		return nil, api.Invalid("", "If-Match applies to single-object writes")
 	}
 	return s.write(ctx, meta, writeOptions{}, func(*api.State) ([]api.Mutation, error) { return muts, nil })
@@ -54,8 +54,8 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	head := s.Head()
-	if opt.ifMatchHead && meta.IfMatch != 0 && meta.IfMatch != head.Revision {
-		return nil, api.Errorf(api.EPreconditionFailed, "config is at revision %d, not %d", head.Revision, meta.IfMatch)
+	if opt.ifMatchHead && !meta.IfMatch.Holds(head.Revision, true) {
+		return nil, api.Errorf(api.EPreconditionFailed, "config is at revision %d, not %s", head.Revision, meta.IfMatch)
 	}
 	muts, err := build(head)
 	if err != nil {
@@ -130,9 +130,6 @@ func (s *Store) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api
 	}
 	ref := m.Ref()
 	version, owner, exists := head.Lookup(ref)
-	if meta.IfMatch != 0 && !opt.ifMatchHead && (!exists || version != meta.IfMatch) {
-		return nil, api.Errorf(api.EPreconditionFailed, "%s %q is at version %d, not %d", ref.Kind, ref.Name, version, meta.IfMatch)
-	}
 	if meta.MustNotExist && exists {
 		return nil, api.Errorf(api.EConflict, "%s %q already exists", ref.Kind, ref.Name)
 	}
@@ -144,6 +141,15 @@ func (s *Store) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api
 	if m.Delete && !exists {
 		return nil, api.Errorf(api.ENotFound, "%s %q not found", ref.Kind, ref.Name)
 	}
+	// A delete of nothing is a 404 whatever its If-Match says: RFC 9110 section 13.2.1
+	// has a server ignore preconditions when the answer without them is not a 2xx.
+	if !opt.ifMatchHead && !meta.IfMatch.Holds(version, exists) {
+		if !exists {
+			return nil, api.Errorf(api.EPreconditionFailed, "%s %q does not exist, so If-Match fails", ref.Kind, ref.Name)
+		}
+		return nil, api.Errorf(api.EPreconditionFailed, "%s %q is at version %d, not %s", ref.Kind, ref.Name, version, meta.IfMatch)
+	}
+
 	var before, curSecret []byte
 	if exists {
 		cur, _ := mutationOf(head, ref)

@@ -111,10 +111,10 @@ func TestIfMatchAndMustNotExist(t *testing.T) {
 	putBackend(t, s, backend("web", 1))
 	putBackend(t, s, backend("web", 2))
 	m := meta("stale")
-	m.IfMatch = 1
+	m.IfMatch = api.IfVersion(1)
 	_, err := write(s, m, api.Mutation{Kind: api.KindBackend, Backend: backend("web", 3)})
 	wantCode(t, err, api.EPreconditionFailed)
-	m.IfMatch = 2
+	m.IfMatch = api.IfVersion(2)
 	if _, err := write(s, m, api.Mutation{Kind: api.KindBackend, Backend: backend("web", 3)}); err != nil {
 		t.Fatalf("write with current If-Match: %v", err)
 	}
@@ -122,7 +122,7 @@ func TestIfMatchAndMustNotExist(t *testing.T) {
 	c.MustNotExist = true
 	_, err = write(s, c, api.Mutation{Kind: api.KindBackend, Backend: backend("web", 4)})
 	wantCode(t, err, api.EConflict)
-	_, err = s.ReplaceConfig(context.Background(), api.Meta{Actor: "t", Source: api.SourceAPI, IfMatch: 1}, api.Config{})
+	_, err = s.ReplaceConfig(context.Background(), api.Meta{Actor: "t", Source: api.SourceAPI, IfMatch: api.IfVersion(1)}, api.Config{})
 	wantCode(t, err, api.EPreconditionFailed)
 	if n, _ := s.RevisionCount(context.Background()); n != 3 {
 		t.Fatalf("revisions = %d, want 3", n)

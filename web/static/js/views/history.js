@@ -6,8 +6,11 @@ import { pageHeader, panel, dl, emptyState, button, linkButton, table } from './
 import { diffView } from '../diff.js';
 import { rollback } from './rollback.js';
 import { field, input } from '../form.js';
+import { live as follow } from '../events.js';
 
 const PAGE = 50;
+// INTERVAL is how often the history looks for new revisions when the event stream fails.
+const INTERVAL = 5000;
 
 /** applyIndex maps a revision to its newest apply record (the list is newest first). */
 function applyIndex(items) {
@@ -78,11 +81,26 @@ export async function renderHistory(ctx) {
     }
   };
   addPage(revs.items || []);
-  return h('div', { testid: 'history', dataset: { head } },
+  // New revisions come in at the top as the event stream announces them (by polling when
+  // the stream fails); the pages already shown stay as they are.
+  let shown = head;
+  const newer = async () => {
+    const page = await api.get('/revisions', { limit: PAGE }, signal);
+    const fresh = (page.items || []).filter((r) => r.id > shown);
+    if (!fresh.length) return;
+    const st = await api.get('/status', undefined, signal).catch(() => status);
+    const first = list.firstChild;
+    for (const r of fresh) list.insertBefore(revisionItem(ctx, r, page.head || r.id, applies, st), first);
+    shown = page.head || fresh[0].id;
+    root.dataset.head = String(shown);
+  };
+  const root = h('div', { testid: 'history', dataset: { head } },
     pageHeader('History', { subtitle: `Every change is a revision; head is #${head}. Nothing is ever rewritten: a rollback is a new revision.` }),
     panel('Compare two revisions', compareForm(ctx, Math.max(0, head - 1), head), { testid: 'compare-panel' }),
     head ? panel('Revisions', [list, more], { testid: 'history-panel' })
       : emptyState('No revisions yet. Every change through the API, the UI or Kubernetes appears here.', null, 'history-empty'));
+  follow(api, signal, INTERVAL, newer, (mode) => { root.dataset.live = mode; });
+  return root;
 }
 
 function revisionItem(ctx, r, head, applies, status) {

@@ -1,12 +1,16 @@
 // overview.js shows what runs: head and applied revision, whether OpenResty is in sync,
-// the last applies, the instance state and object counts. It polls /status every two
-// seconds while the tab is visible and fetches the rest only when something moved.
+// the last applies, the instance state and object counts. It refreshes at every revision
+// on the event stream (and follows the apply that comes after it), and falls back to
+// polling /status every two seconds when the stream fails. It fetches the rest only when
+// something moved.
 import { h, setText, replace, route } from '../dom.js';
 import { badge, agoEl, ms, humanize, plural } from '../format.js';
 import { pageHeader, panel, table, emptyState, dl } from './common.js';
-import { poll } from '../poll.js';
+import { live as follow } from '../events.js';
 
 const INTERVAL = 2000;
+const SETTLE_EVERY = 250;
+const SETTLE_TRIES = 40;
 
 function stat(label, testid, value, extra) {
   const v = h('p', { class: 'stat-value', testid }, value);
@@ -107,10 +111,31 @@ export async function renderOverview(ctx) {
     live.classList.remove('live-error');
     setText(live.querySelector('.live-text'), 'Live');
     setText(updated, `updated ${new Date().toLocaleTimeString()}`);
+    return st;
   }
 
+  // After a revision event the applier still has to apply it: the status is looked at
+  // again, a bounded number of times, until OpenResty runs the head or refused it.
+  let settling = 0;
+  async function settle() {
+    const st = await refresh();
+    clearTimeout(settling);
+    let tries = 0;
+    const again = async () => {
+      if (signal.aborted || tries++ >= SETTLE_TRIES) return;
+      const now = await refresh().catch(() => null);
+      if (now && !now.inSync && !now.rejected && now.state !== 'off') settling = setTimeout(again, SETTLE_EVERY);
+    };
+    if (st && !st.inSync && !st.rejected && st.state !== 'off') settling = setTimeout(again, SETTLE_EVERY);
+  }
+  signal.addEventListener('abort', () => clearTimeout(settling));
+
   await refresh();
-  poll(signal, INTERVAL, refresh, () => {
+  follow(api, signal, INTERVAL, settle, (mode) => {
+    // The indicator says how the view stays live: by the event stream or by polling.
+    live.dataset.mode = mode;
+    live.title = mode === 'events' ? 'Updates arrive as they happen' : 'Event stream unavailable: polling every 2 s';
+  }, () => {
     live.classList.add('live-error');
     setText(live.querySelector('.live-text'), 'Reconnecting…');
   });
