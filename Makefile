@@ -11,7 +11,7 @@ LDFLAGS := -X main.version=$(VERSION)
 SWAG_INIT = $(SWAG) init --quiet -g doc.go -d ./server,./api --packageName openapi \
 	--parseDependency=false --outputTypes go,json,yaml
 
-.PHONY: install run test bench openapi openapi-check build
+.PHONY: install run test bench openapi openapi-check build image
 
 install:
 	bash hack/install.sh
@@ -35,6 +35,11 @@ bench: install
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/restyplane ./cmd/restyplane
+
+# One image for both roles (restyplane:$(VERSION) and restyplane:latest), built from Debian
+# packages without a registry; the root filesystem is cached in .cache/image/.
+image: install
+	bash image/build.sh $(VERSION)
 
 openapi: install
 	$(SWAG_INIT) -o openapi
