@@ -21,8 +21,7 @@ start=$SECONDS
 step() { printf 'image: [%3ds] %s\n' $((SECONDS - start)) "$*"; }
 
 # What a proxy needs and nothing more: the Essential set, nginx with the Lua module,
-# resty-core, lrucache, cjson, and CA certificates for TLS to upstreams. usr-is-merged
-# satisfies init-system-helpers without usrmerge, which would pull in all of Perl (47 MB).
+# resty-core, lrucache, cjson, and CA certificates for TLS to upstreams.
 suite=bookworm
 mirrors=(
   "deb http://deb.debian.org/debian bookworm main"
@@ -32,10 +31,15 @@ mirrors=(
 packages=usr-is-merged,nginx-light,libnginx-mod-http-lua,lua-cjson,lua-resty-core,lua-resty-lrucache,ca-certificates
 uid=10001
 
+# The Essential set is resolved before the packages above, so init-system-helpers gets
+# usrmerge (and all of Perl, 40 MB) although usr-is-merged satisfies it: purge them.
+perl="usrmerge libfile-find-rule-perl libnumber-compare-perl libtext-glob-perl perl libperl5.36 perl-modules-5.36 libgdbm-compat4 libgdbm6"
+
 # The user is written into the files directly: the Essential set has no useradd. Its data
 # directory is 0700 (restyplane tightens it anyway); nginx's own log and state directories
 # are given to it so that an nginx started by hand as that user does not warn.
 hooks=(
+  --customize-hook="chroot \"\$1\" dpkg --purge $perl"
   --customize-hook="echo 'restyplane:x:$uid:$uid:restyplane:/var/lib/restyplane:/usr/sbin/nologin' >> \"\$1/etc/passwd\""
   --customize-hook="echo 'restyplane:x:$uid:' >> \"\$1/etc/group\""
   --customize-hook="echo 'restyplane:!::0:99999:7:::' >> \"\$1/etc/shadow\""
