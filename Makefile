@@ -13,7 +13,7 @@ LDFLAGS := -X main.version=$(VERSION)
 SWAG_INIT = $(SWAG) init --quiet -g doc.go -d ./server,./api --packageName openapi \
 	--parseDependency=false --outputTypes go,json,yaml
 
-.PHONY: install run test bench openapi openapi-check build
+.PHONY: install run test bench openapi openapi-check build image
 
 # install gets everything the tests need; each target below installs only its own needs.
 install:
@@ -41,6 +41,12 @@ bench:
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/restyplane ./cmd/restyplane
+
+# One image for both roles (restyplane:$(VERSION) and restyplane:latest), built from Debian
+# packages without a registry; the root filesystem is cached in .cache/image/.
+image:
+	bash hack/install.sh image
+	bash image/build.sh $(VERSION)
 
 openapi:
 	bash hack/install.sh openapi

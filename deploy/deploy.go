@@ -1,6 +1,8 @@
 // Package deploy holds the manifests that run restyplane in a cluster: the namespace, the
-// RBAC with the fewest verbs that work, the IngressClass, the Deployment running OpenResty
-// and restyplane together, and the proxy's Service.
+// RBAC with the fewest verbs that work, the IngressClass, the control plane (one replica on
+// a volume), the data planes (restyplane agent with OpenResty, several replicas and a
+// PodDisruptionBudget), and the Services of the proxy and the API. compose.yaml runs the
+// same fleet on one machine with docker compose.
 package deploy
 
 import (
@@ -17,5 +19,5 @@ func Manifests() fs.FS { return manifests }
 // Files lists the manifests in the order they apply: the namespace first, since the others
 // live in it.
 func Files() []string {
-	return []string{"namespace.yaml", "rbac.yaml", "ingressclass.yaml", "deployment.yaml", "service.yaml"}
+	return []string{"namespace.yaml", "rbac.yaml", "ingressclass.yaml", "controlplane.yaml", "dataplane.yaml", "service.yaml"}
 }

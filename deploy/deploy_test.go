@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,13 +86,18 @@ func (a *applier) apply(ctx context.Context, obj *unstructured.Unstructured, dry
 }
 
 // TestManifestsDryRun applies every manifest with a server-side dry run on a real API server.
+// The namespace enforces the restricted Pod Security Standard, which the API server checks
+// on the Deployments' pod templates and answers with warnings: there must be none.
 func TestManifestsDryRun(t *testing.T) {
 	c := kubetest.StartT(t)
 	ctx := context.Background()
-	a := newApplier(t, c.Config)
+	cfg := rest.CopyConfig(c.Config)
+	warnings := &warningLog{}
+	cfg.WarningHandler = warnings
+	a := newApplier(t, cfg)
 	objs := objects(t)
-	if got, want := len(objs) >= 9, true; got != want {
-		t.Fatalf("manifests hold %d objects, want at least 9", len(objs))
+	if got, want := len(objs) >= 13, true; got != want {
+		t.Fatalf("manifests hold %d objects, want at least 13", len(objs))
 	}
 	// A dry run creates nothing, so the namespace that the others live in must exist.
 	if err := a.apply(ctx, objs[0], false); err != nil {
@@ -102,6 +108,28 @@ func TestManifestsDryRun(t *testing.T) {
 			t.Errorf("dry-run apply %s %s: %v", o.GetKind(), o.GetName(), err)
 		}
 	}
+	if w := warnings.all(); len(w) > 0 {
+		t.Errorf("the API server warned: %q", w)
+	}
+}
+
+// warningLog keeps the API server's warnings.
+type warningLog struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+// HandleWarningHeader implements rest.WarningHandler.
+func (l *warningLog) HandleWarningHeader(code int, agent, text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, text)
+}
+
+func (l *warningLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.msgs...)
 }
 
 // TestRBACIsEnough runs the reconciler as the manifests' ServiceAccount: with the RBAC

@@ -4,7 +4,7 @@
 # (etcd, Chromium, wrk, iproute2, swag, kube-apiserver); `bench` and `openapi` what those
 # targets need. It is idempotent: a second run installs nothing and returns fast.
 #
-#   hack/install.sh run|test|bench|openapi
+#   hack/install.sh run|test|bench|openapi|image
 #
 # It never stops, disables or kills a service or process: a system nginx the user runs is
 # left alone. Debian starts a packaged service when it installs it; while apt-get runs, a
@@ -18,7 +18,8 @@ mode="${1:-test}"
 
 # What each mode needs. A new target adds its list here and a case below.
 run_pkgs=(nginx-light libnginx-mod-http-lua lua-cjson lua-resty-core lua-resty-lrucache)
-test_pkgs=(etcd-server chromium wrk iproute2)
+test_pkgs=(etcd-server chromium wrk iproute2 mmdebstrap docker.io)
+image_pkgs=(mmdebstrap docker.io)
 bench_pkgs=(etcd-server wrk iproute2)
 
 pkgs=("${run_pkgs[@]}")
@@ -28,7 +29,8 @@ case "$mode" in
   test) pkgs+=("${test_pkgs[@]}"); go_tools=(swag kube-apiserver) ;;
   bench) pkgs+=("${bench_pkgs[@]}"); go_tools=(kube-apiserver) ;;
   openapi) pkgs=(); go_tools=(swag) ;;
-  *) echo "usage: hack/install.sh run|test|bench|openapi" >&2; exit 2 ;;
+  image) pkgs+=("${image_pkgs[@]}") ;;
+  *) echo "usage: hack/install.sh run|test|bench|openapi|image" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2206 # a space-separated list by design
 pkgs+=(${RESTYPLANE_EXTRA_PACKAGES:-})
