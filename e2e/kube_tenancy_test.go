@@ -48,7 +48,7 @@ func testHeldHostOnCreate(t *testing.T, k *kube) {
 	ki.service("web", a)
 	host := ki.host("victim")
 	k.c.Create(t, kubetest.Ingress(ki.ns, "victim", ingressClass, kubetest.Path{Host: host, Path: "/", Service: "web", Port: 80}))
-	ki.servedBy(host, "a", time.Now(), 5*time.Second)
+	ki.servedBy(host, "a", time.Now(), 30*time.Second)
 
 	other := ki.otherNamespace("b")
 	k.c.Create(t, kubetest.Service(other, "evil", 80), kubetest.EndpointSlice(other, "evil", "evil-1", upstreamPort, ready([]*nsUpstream{b})...))
@@ -76,10 +76,10 @@ func testHeldHostAfterEdit(t *testing.T, k *kube) {
 	k.c.Create(t, kubetest.Service(other, "evil", 80), kubetest.EndpointSlice(other, "evil", "evil-1", upstreamPort, ready([]*nsUpstream{b})...))
 	own, host := ki.host("own"), ki.host("victim")
 	k.c.Create(t, kubetest.Ingress(other, "old", ingressClass, kubetest.Path{Host: own, Path: "/", Service: "evil", Port: 80}))
-	ki.servedBy(own, "b", time.Now(), 5*time.Second)
+	ki.servedBy(own, "b", time.Now(), 30*time.Second)
 	time.Sleep(1100 * time.Millisecond) // creationTimestamp has a resolution of one second: a's is younger
 	k.c.Create(t, kubetest.Ingress(ki.ns, "victim", ingressClass, kubetest.Path{Host: host, Path: "/", Service: "web", Port: 80}))
-	ki.servedBy(host, "a", time.Now(), 5*time.Second)
+	ki.servedBy(host, "a", time.Now(), 30*time.Second)
 
 	ings := k.c.Client.NetworkingV1().Ingresses(other)
 	old, err := ings.Get(context.Background(), "old", metav1.GetOptions{})
@@ -115,7 +115,7 @@ func testForeignTLSHost(t *testing.T, k *kube) {
 	ki.service("web", a)
 	host := ki.host("victim")
 	k.c.Create(t, kubetest.Ingress(ki.ns, "victim", ingressClass, kubetest.Path{Host: host, Path: "/", Service: "web", Port: 80}))
-	ki.servedBy(host, "a", time.Now(), 5*time.Second)
+	ki.servedBy(host, "a", time.Now(), 30*time.Second)
 
 	other := ki.otherNamespace("b")
 	own := ki.host("own")
@@ -129,7 +129,7 @@ func testForeignTLSHost(t *testing.T, k *kube) {
 	if e.Type != corev1.EventTypeWarning || !strings.Contains(e.Message, host) {
 		t.Fatalf("event on the thief: %s %q; want a Warning naming %s", e.Type, e.Message, host)
 	}
-	ki.servedBy(own, "b", time.Now(), 5*time.Second)
+	ki.servedBy(own, "b", time.Now(), 30*time.Second)
 	ki.waitSynced()
 	ki.wantFrom(host, "/", "a")
 }
@@ -190,7 +190,7 @@ func testSecurityAnnotations(t *testing.T, k *kube) {
 	}
 	control := ki.host("control")
 	k.c.Create(t, kubetest.Ingress(ki.ns, "control", ingressClass, kubetest.Path{Host: control, Path: "/", Service: "web", Port: 80}))
-	ki.servedBy(control, "a", time.Now(), 5*time.Second)
+	ki.servedBy(control, "a", time.Now(), 30*time.Second)
 	for _, c := range cases {
 		full := "nginx.ingress.kubernetes.io/" + c.annotation
 		e := ki.event(c.name, "RefusedAnnotation")
@@ -229,7 +229,7 @@ func testHarmlessAnnotation(t *testing.T, k *kube) {
 	theirs := kubetest.Ingress(ki.ns, "theirs", "nginx", kubetest.Path{Host: ki.host("theirs"), Path: "/", Service: "web", Port: 80})
 	theirs.Annotations = map[string]string{"nginx.ingress.kubernetes.io/auth-url": "http://auth/verify", name: "1m"}
 	k.c.Create(t, ing, theirs)
-	ki.servedBy(host, "a", time.Now(), 5*time.Second)
+	ki.servedBy(host, "a", time.Now(), 30*time.Second)
 	if e := ki.event("upload", "IgnoredAnnotation"); e.Type != corev1.EventTypeNormal || !strings.Contains(e.Message, name) {
 		t.Fatalf("event on upload: %s %q; want Normal naming %s", e.Type, e.Message, name)
 	}
@@ -263,7 +263,7 @@ func testTooManyPaths(t *testing.T, k *kube) {
 	ki.service("web", a)
 	host := ki.host("shop")
 	k.c.Create(t, kubetest.Ingress(ki.ns, "shop", ingressClass, kubetest.Path{Host: host, Path: "/", Service: "web", Port: 80}))
-	ki.servedBy(host, "a", time.Now(), 5*time.Second)
+	ki.servedBy(host, "a", time.Now(), 30*time.Second)
 	var paths []kubetest.Path
 	for i := 0; i < 201; i++ {
 		paths = append(paths, kubetest.Path{Host: host, Path: fmt.Sprintf("/p%d", i), Service: "web", Port: 80})
@@ -300,7 +300,7 @@ func testExternalNameRefused(t *testing.T, k *kube) {
 	if e := ki.event("ext", "RefusedExternalName"); e.Type != corev1.EventTypeWarning || !strings.Contains(e.Message, "allow-external-name") {
 		t.Fatalf("event on ext: %s %q; want a Warning that names --allow-external-name", e.Type, e.Message)
 	}
-	ki.servedBy(ki.host("shop"), "a", time.Now(), 5*time.Second)
+	ki.servedBy(ki.host("shop"), "a", time.Now(), 30*time.Second)
 	ki.waitSynced()
 	if code, body := ki.get(ki.host("ext"), "/"); code != 404 {
 		t.Fatalf("GET the ExternalName Ingress's host = %d %q, want 404", code, body)
@@ -317,7 +317,7 @@ func testUnresolvableExternalName(t *testing.T, k *kube) {
 	ki.service("web", a)
 	shop := ki.host("shop")
 	k.c.Create(t, kubetest.Ingress(ki.ns, "shop", ingressClass, kubetest.Path{Host: shop, Path: "/", Service: "web", Port: 80}))
-	ki.servedBy(shop, "a", time.Now(), 5*time.Second)
+	ki.servedBy(shop, "a", time.Now(), 30*time.Second)
 
 	k.c.Create(t, externalName(ki.ns, "local", "localhost"),
 		kubetest.Ingress(ki.ns, "local", ingressClass, kubetest.Path{Host: ki.host("local"), Path: "/", Service: "local", Port: 80}))
@@ -329,7 +329,7 @@ func testUnresolvableExternalName(t *testing.T, k *kube) {
 	ki.event("gone", "Applied")
 	later := ki.host("later")
 	k.c.Create(t, kubetest.Ingress(ki.ns, "later", ingressClass, kubetest.Path{Host: later, Path: "/", Service: "web", Port: 80}))
-	ki.servedBy(later, "a", time.Now(), 10*time.Second)
+	ki.servedBy(later, "a", time.Now(), 30*time.Second)
 	ki.setEndpoints("web", b)
-	ki.servedBy(shop, "b", time.Now(), 10*time.Second)
+	ki.servedBy(shop, "b", time.Now(), 30*time.Second)
 }

@@ -17,9 +17,11 @@ type annotationRule struct {
 }
 
 // Shorthands for the table.
-func honoured(why string) annotationRule { return annotationRule{verdict: api.VerdictHonoured, why: why} }
-func refused(why string) annotationRule  { return annotationRule{verdict: api.VerdictRefused, why: why} }
-func ignored(why string) annotationRule  { return annotationRule{verdict: api.VerdictIgnored, why: why} }
+func honoured(why string) annotationRule {
+	return annotationRule{verdict: api.VerdictHonoured, why: why}
+}
+func refused(why string) annotationRule { return annotationRule{verdict: api.VerdictRefused, why: why} }
+func ignored(why string) annotationRule { return annotationRule{verdict: api.VerdictIgnored, why: why} }
 
 // offIsHarmless makes a refused switch harmless when it is switched off.
 func offIsHarmless(r annotationRule) annotationRule {
@@ -71,9 +73,9 @@ var annotationTable = map[string]annotationRule{
 	"auth-signin-redirect-param": refused(whyAccess), "auth-always-set-cookie": refused(whyAccess),
 	"auth-keepalive": refused(whyAccess), "auth-keepalive-requests": refused(whyAccess), "auth-keepalive-timeout": refused(whyAccess),
 	"auth-keepalive-share-vars": refused(whyAccess),
-	"auth-tls-secret": refused(whyAccess), "auth-tls-verify-client": refused(whyAccess), "auth-tls-verify-depth": refused(whyAccess),
+	"auth-tls-secret":           refused(whyAccess), "auth-tls-verify-client": refused(whyAccess), "auth-tls-verify-depth": refused(whyAccess),
 	"auth-tls-error-page": refused(whyAccess), "auth-tls-pass-certificate-to-upstream": refused(whyAccess),
-	"auth-tls-match-cn": refused(whyAccess),
+	"auth-tls-match-cn":      refused(whyAccess),
 	"whitelist-source-range": refused(whyAccess), "allowlist-source-range": refused(whyAccess),
 	"denylist-source-range": refused(whyAccess), "satisfy": refused(whyAccess),
 	"limit-connections": refused(whyLimit), "limit-rps": refused(whyLimit), "limit-rpm": refused(whyLimit),
@@ -84,10 +86,10 @@ var annotationTable = map[string]annotationRule{
 	"proxy-ssl-secret": refused(whyBackend), "proxy-ssl-verify": refused(whyBackend), "proxy-ssl-verify-depth": refused(whyBackend),
 	"proxy-ssl-ciphers": refused(whyBackend), "proxy-ssl-protocols": refused(whyBackend), "proxy-ssl-name": refused(whyBackend),
 	"proxy-ssl-server-name": refused(whyBackend), "secure-backends": offIsHarmless(refused(whyBackend)),
-	"grpc-backend": offIsHarmless(refused(whyBackend)),
+	"grpc-backend":       offIsHarmless(refused(whyBackend)),
 	"enable-modsecurity": offIsHarmless(refused(whyAccess)), "enable-owasp-core-rules": offIsHarmless(refused(whyAccess)),
 	"modsecurity-transaction-id": refused(whyAccess),
-	"force-ssl-redirect": offIsHarmless(refused(whyTLS)), "ssl-passthrough": offIsHarmless(refused(whyTLS)),
+	"force-ssl-redirect":         offIsHarmless(refused(whyTLS)), "ssl-passthrough": offIsHarmless(refused(whyTLS)),
 	"ssl-ciphers": refused(whyTLS), "ssl-prefer-server-ciphers": refused(whyTLS),
 	"configuration-snippet": refused(whySnippet), "server-snippet": refused(whySnippet), "auth-snippet": refused(whySnippet),
 	"stream-snippet": refused(whySnippet), "modsecurity-snippet": refused(whySnippet),
