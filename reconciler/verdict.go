@@ -63,7 +63,7 @@ func (r *Reconciler) Verdicts(ctx context.Context, anyClass bool) (*api.IngressV
 // (which sync first in the claim rule, as their claims are stored), without writing or
 // claiming anything, and returns the others' verdicts.
 func (r *Reconciler) evaluateOthers(ctx context.Context, c *cluster, l *last) ([]api.IngressVerdict, error) {
-	snap, err := c.snapshotAll(r.opts.Controller)
+	snap, err := c.snapshotAll()
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func ingressClassOf(ing *networkingv1.Ingress) string {
 }
 
 // snapshotAll is snapshot over every Ingress of the cluster, whatever its class.
-func (c *cluster) snapshotAll(controller string) (*Snapshot, error) {
+func (c *cluster) snapshotAll() (*Snapshot, error) {
 	ings, err := c.ingresses.List(labels.Everything())
 	if err != nil {
 		return nil, fmt.Errorf("list ingresses: %w", err)
