@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"time"
 )
@@ -188,11 +189,39 @@ func (s *State) checkClaims(claimants []string) error {
 	sort.Strings(neighbours)
 	for _, name := range neighbours {
 		srv := s.Servers[name]
+		if err := s.sameOwnerKind(srv, claimants); err != nil {
+			return err
+		}
 		for _, h := range srv.Hostnames {
 			for i := 0; hosts[h] && i < len(srv.Locations); i++ {
 				if _, ok := owner[h+" "+srv.Locations[i].key()]; ok {
 					return claimedBy(h, &srv.Locations[i], name)
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// sameOwnerKind refuses a REST-owned and a kubernetes-owned server that share a hostname:
+// nginx would merge them into one server block, where the order of their names decided
+// whose certificate and redirect win. A hostname belongs to the REST API or to one
+// Kubernetes namespace.
+func (s *State) sameOwnerKind(neighbour *Server, claimants []string) error {
+	k8s := neighbour.Source.Kind == SourceKubernetes
+	for _, name := range claimants {
+		srv := s.Servers[name]
+		if (srv.Source.Kind == SourceKubernetes) == k8s {
+			continue
+		}
+		for _, h := range srv.Hostnames {
+			if slices.Contains(neighbour.Hostnames, h) {
+				holder := "the REST API"
+				if k8s {
+					holder = "Kubernetes (" + neighbour.Source.Namespace + "/" + neighbour.Source.Name + ")"
+				}
+				return &Error{Code: EConflict, Field: "hostnames", Message: fmt.Sprintf(
+					"hostname %q is held by %s in server %q: REST servers and Ingresses never share a hostname", h, holder, neighbour.Name)}
 			}
 		}
 	}

@@ -76,6 +76,12 @@ type kubeInstance struct {
 // so that the next test's restyplane (which answers to the same class) starts clean.
 func (k *kube) serve(t *testing.T) *kubeInstance {
 	t.Helper()
+	return k.serveWith(t)
+}
+
+// serveWith is serve with more flags for restyplane serve.
+func (k *kube) serveWith(t *testing.T, extra ...string) *kubeInstance {
+	t.Helper()
 	name := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
 	if len(name) > 50 {
 		name = name[:50]
@@ -87,8 +93,8 @@ func (k *kube) serve(t *testing.T) *kubeInstance {
 			t.Errorf("delete the Ingresses of %s: %v", ns, err)
 		}
 	})
-	in := start(t, "--kubeconfig", k.kubeconfig, "--lease-namespace", ns, "--lease-identity", "e2e",
-		"--ingress-status-address", "127.0.0.1")
+	in := start(t, append([]string{"--kubeconfig", k.kubeconfig, "--lease-namespace", ns, "--lease-identity", "e2e",
+		"--ingress-status-address", "127.0.0.1"}, extra...)...)
 	ki := &kubeInstance{instance: in, k: k, ns: ns}
 	ki.waitLeader()
 	return ki
@@ -177,15 +183,21 @@ func (ki *kubeInstance) servedBy(host, want string, since time.Time, timeout tim
 // event waits for an Event of the reason on the Ingress and returns it.
 func (ki *kubeInstance) event(ingress, reason string) corev1.Event {
 	ki.t.Helper()
+	return ki.eventIn(ki.ns, ingress, reason)
+}
+
+// eventIn waits for an Event of the reason on the Ingress of namespace ns and returns it.
+func (ki *kubeInstance) eventIn(ns, ingress, reason string) corev1.Event {
+	ki.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		for _, e := range ki.k.c.Events(ki.t, ki.ns, ingress) {
+		for _, e := range ki.k.c.Events(ki.t, ns, ingress) {
 			if e.Reason == reason {
 				return e
 			}
 		}
 		if time.Now().After(deadline) {
-			ki.t.Fatalf("no %s Event on Ingress %s/%s within 10s; events: %v", reason, ki.ns, ingress, eventReasons(ki.k.c.Events(ki.t, ki.ns, ingress)))
+			ki.t.Fatalf("no %s Event on Ingress %s/%s within 10s; events: %v", reason, ns, ingress, eventReasons(ki.k.c.Events(ki.t, ns, ingress)))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

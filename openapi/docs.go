@@ -1233,6 +1233,202 @@ const docTemplate = `{
                 }
             }
         },
+        "/api/v1/kubernetes/hostnames": {
+            "get": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "Each hostname with the namespace that holds it, since when, and how: its first claim by an Ingress, or an admin's grant.",
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "kubernetes"
+                ],
+                "summary": "Hostnames held by Kubernetes namespaces",
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/server.HostnameClaimList"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
+        "/api/v1/kubernetes/hostnames/{hostname}": {
+            "put": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "Needs the admin role. The namespace holds the hostname from now on, whoever held it, until an admin releases it. A hostname a REST server names is a 409.",
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "kubernetes"
+                ],
+                "summary": "Grant a hostname to a namespace",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "hostname",
+                        "name": "hostname",
+                        "in": "path",
+                        "required": true
+                    },
+                    {
+                        "description": "namespace",
+                        "name": "grant",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.HostnameGrant"
+                        }
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.HostnameClaim"
+                        }
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "409": {
+                        "description": "Conflict",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            },
+            "delete": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "Needs the admin role. Ends the claim or grant; an Ingress that still names the hostname claims it again at the next sync.",
+                "tags": [
+                    "kubernetes"
+                ],
+                "summary": "Release a hostname",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "hostname",
+                        "name": "hostname",
+                        "in": "path",
+                        "required": true
+                    }
+                ],
+                "responses": {
+                    "204": {
+                        "description": "No Content"
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "404": {
+                        "description": "Not Found",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
+        "/api/v1/kubernetes/ingresses": {
+            "get": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "Every Ingress of restyplane's class with its verdict (served or refused, and why) and each of its annotations' (honoured, refused with why, ignored). With class=any, also the Ingresses of other classes, evaluated as if they moved over.",
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "kubernetes"
+                ],
+                "summary": "What restyplane does with each Ingress",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "any: Ingresses of every class",
+                        "name": "class",
+                        "in": "query"
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.IngressVerdicts"
+                        }
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "503": {
+                        "description": "Service Unavailable",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
         "/api/v1/revisions": {
             "get": {
                 "security": [
@@ -2314,6 +2510,29 @@ const docTemplate = `{
                 }
             }
         },
+        "api.AnnotationVerdict": {
+            "type": "object",
+            "properties": {
+                "name": {
+                    "type": "string",
+                    "example": "nginx.ingress.kubernetes.io/auth-url"
+                },
+                "value": {
+                    "type": "string"
+                },
+                "verdict": {
+                    "type": "string",
+                    "enum": [
+                        "honoured",
+                        "refused",
+                        "ignored"
+                    ]
+                },
+                "why": {
+                    "type": "string"
+                }
+            }
+        },
         "api.ApplyRecord": {
             "type": "object",
             "properties": {
@@ -2669,6 +2888,105 @@ const docTemplate = `{
                 "value": {
                     "type": "string",
                     "example": "checkout"
+                }
+            }
+        },
+        "api.HostnameClaim": {
+            "type": "object",
+            "properties": {
+                "hostname": {
+                    "type": "string",
+                    "example": "shop.example.com"
+                },
+                "how": {
+                    "type": "string",
+                    "enum": [
+                        "claim",
+                        "grant"
+                    ],
+                    "example": "claim"
+                },
+                "namespace": {
+                    "type": "string",
+                    "example": "shop"
+                },
+                "since": {
+                    "type": "string"
+                }
+            }
+        },
+        "api.HostnameGrant": {
+            "type": "object",
+            "properties": {
+                "namespace": {
+                    "type": "string",
+                    "example": "shop"
+                }
+            }
+        },
+        "api.IngressProblem": {
+            "type": "object",
+            "properties": {
+                "message": {
+                    "type": "string"
+                },
+                "reason": {
+                    "type": "string",
+                    "example": "HostClaimed"
+                }
+            }
+        },
+        "api.IngressVerdict": {
+            "type": "object",
+            "properties": {
+                "annotations": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.AnnotationVerdict"
+                    }
+                },
+                "class": {
+                    "description": "Class is the Ingress's class (\"\" when it names none).",
+                    "type": "string"
+                },
+                "name": {
+                    "type": "string"
+                },
+                "namespace": {
+                    "type": "string"
+                },
+                "ours": {
+                    "description": "Ours is whether restyplane serves the class; for other classes the verdict says what\nwould happen if the Ingress moved over.",
+                    "type": "boolean"
+                },
+                "problems": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.IngressProblem"
+                    }
+                },
+                "verdict": {
+                    "description": "Verdict is served when any route of the Ingress is (or would be) in the desired\nstate, refused otherwise; Problems say why, or what of a served one is left out.",
+                    "type": "string",
+                    "enum": [
+                        "served",
+                        "refused"
+                    ]
+                }
+            }
+        },
+        "api.IngressVerdicts": {
+            "type": "object",
+            "properties": {
+                "ingresses": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.IngressVerdict"
+                    }
+                },
+                "revision": {
+                    "description": "Revision is the head revision the last sync compared the cluster with.",
+                    "type": "integer"
                 }
             }
         },
@@ -3161,6 +3479,17 @@ const docTemplate = `{
                 "status": {
                     "type": "string",
                     "example": "ok"
+                }
+            }
+        },
+        "server.HostnameClaimList": {
+            "type": "object",
+            "properties": {
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.HostnameClaim"
+                    }
                 }
             }
         },

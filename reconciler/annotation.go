@@ -3,7 +3,6 @@ package reconciler
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -20,16 +19,12 @@ const (
 // defaultAffinityCookie is ingress-nginx's default session cookie name.
 const defaultAffinityCookie = "INGRESSCOOKIE"
 
-// errSnippet marks an Ingress refused for its snippet annotations.
-var errSnippet = errors.New("snippet")
-
-// knownAnnotations are the annotation names, without prefix, that the reconciler reads.
-var knownAnnotations = map[string]bool{
-	"load-balance": true, "upstream-hash-by": true, "affinity": true, "session-cookie-name": true,
-	"canary": true, "canary-weight": true, "canary-by-header": true, "canary-by-header-value": true,
-	"canary-by-cookie": true, "rewrite-target": true, "proxy-connect-timeout": true,
-	"proxy-read-timeout": true, "proxy-send-timeout": true, "ssl-redirect": true,
-}
+// errSnippet marks an Ingress refused for its snippet annotations, errRefusedAnnotation
+// one refused for an annotation that restricts access or protects traffic.
+var (
+	errSnippet           = errors.New("snippet")
+	errRefusedAnnotation = errors.New("refused annotation")
+)
 
 // annotations is what an Ingress's annotations ask for.
 type annotations struct {
@@ -41,39 +36,41 @@ type annotations struct {
 	timeouts    *api.Timeouts
 	// sslRedirect is whether plain HTTP is redirected to HTTPS on the Ingress's TLS hosts.
 	sslRedirect bool
+	// ignored are the annotations the Ingress is served without, as "name: why".
+	ignored []string
 }
 
-// parseAnnotations reads the annotations under both prefixes. It refuses snippets (raw nginx
-// configuration was how most ingress-nginx CVEs got in), unknown restyplane.io annotations
-// (a typo there would otherwise be silently ignored), and values outside api's grammars.
-// Unknown ingress-nginx annotations are ignored: many have no meaning here.
+// parseAnnotations reads the annotations under both prefixes, as annotationTable classes
+// them. It refuses snippets (raw nginx configuration was how most ingress-nginx CVEs got
+// in), annotations that restrict access or protect traffic and are not implemented,
+// unknown restyplane.io annotations, and values outside api's grammars; it lists the
+// ignored ones.
 func parseAnnotations(in map[string]string) (annotations, error) {
 	a := annotations{sslRedirect: true}
 	vals := map[string]string{}
-	var snippets, unknown []string
-	for _, prefix := range []string{nginxPrefix, ownPrefix} {
-		for k, v := range in {
-			name, ok := strings.CutPrefix(k, prefix)
-			if !ok {
-				continue
+	var snippets, refusals []string
+	for _, v := range annotationVerdicts(in) {
+		name := strings.TrimPrefix(strings.TrimPrefix(v.Name, nginxPrefix), ownPrefix)
+		switch v.Verdict {
+		case api.VerdictRefused:
+			if strings.HasSuffix(name, "-snippet") {
+				snippets = append(snippets, v.Name)
+			} else {
+				refusals = append(refusals, v.Name+" ("+v.Why+")")
 			}
-			switch {
-			case strings.HasSuffix(name, "-snippet"):
-				snippets = append(snippets, k)
-			case knownAnnotations[name]:
-				vals[name] = v
-			case prefix == ownPrefix:
-				unknown = append(unknown, k)
-			}
+		case api.VerdictIgnored:
+			a.ignored = append(a.ignored, v.Name+": "+v.Why)
+		case api.VerdictHonoured:
+			// restyplane.io/ comes after nginx.ingress.kubernetes.io/ in the sorted list
+			// and wins.
+			vals[name] = v.Value
 		}
 	}
 	if len(snippets) > 0 {
-		sort.Strings(snippets)
 		return a, fmt.Errorf("%w annotations are refused (%s): raw nginx configuration is not accepted; use the typed annotations or settings", errSnippet, strings.Join(snippets, ", "))
 	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return a, fmt.Errorf("unknown annotations %s", strings.Join(unknown, ", "))
+	if len(refusals) > 0 {
+		return a, fmt.Errorf("%w: %s", errRefusedAnnotation, strings.Join(refusals, "; "))
 	}
 	var err error
 	get := func(name string) (string, bool) { v, ok := vals[name]; return strings.TrimSpace(v), ok }

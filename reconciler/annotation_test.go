@@ -19,7 +19,8 @@ func TestParseAnnotations(t *testing.T) {
 		wantErr string
 	}{
 		{name: "none", in: nil, want: annotations{sslRedirect: true}},
-		{name: "unrelated annotations are ignored", in: map[string]string{"a/b": "c", ng + "proxy-body-size": "8m"}, want: annotations{sslRedirect: true}},
+		{name: "unrelated annotations are ignored, and unimplemented ones listed", in: map[string]string{"a/b": "c", ng + "proxy-body-size": "8m"},
+			want: annotations{sslRedirect: true, ignored: []string{ng + "proxy-body-size: not implemented per Ingress; restyplane's settings apply"}}},
 		{name: "ewma", in: map[string]string{ng + "load-balance": "ewma"}, want: annotations{loadBalance: api.EWMA, sslRedirect: true}},
 		{name: "hash wins over load-balance", in: map[string]string{ng + "load-balance": "ewma", ng + "upstream-hash-by": "$request_uri"},
 			want: annotations{loadBalance: api.CHash, hashBy: "$request_uri", sslRedirect: true}},
@@ -38,7 +39,7 @@ func TestParseAnnotations(t *testing.T) {
 
 		{name: "configuration snippet", in: map[string]string{ng + "configuration-snippet": "more_set_headers x;"}, wantErr: "snippet annotations are refused (nginx.ingress.kubernetes.io/configuration-snippet)"},
 		{name: "server snippet under restyplane.io", in: map[string]string{rp + "server-snippet": "x"}, wantErr: "snippet annotations are refused (restyplane.io/server-snippet)"},
-		{name: "unknown restyplane annotation", in: map[string]string{rp + "load-balancing": "ewma"}, wantErr: "unknown annotations restyplane.io/load-balancing"},
+		{name: "unknown restyplane annotation", in: map[string]string{rp + "load-balancing": "ewma"}, wantErr: "restyplane.io/load-balancing (unknown restyplane.io annotation"},
 		{name: "bad load-balance", in: map[string]string{ng + "load-balance": "least_conn"}, wantErr: "load-balance"},
 		{name: "hash by an expression", in: map[string]string{ng + "upstream-hash-by": "$host$request_uri"}, wantErr: "upstream-hash-by"},
 		{name: "affinity other than cookie", in: map[string]string{ng + "affinity": "ip"}, wantErr: "affinity"},

@@ -38,6 +38,12 @@ func backendFor(namespace string, ref *networkingv1.IngressServiceBackend, snap 
 	b.Source.UID = string(svc.UID)
 	sp, ok := servicePort(svc, ref.Port)
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		if !snap.AllowExternalName {
+			return nil, "", fmt.Errorf("%w: Service %s is an ExternalName Service (%s), and restyplane routes to those only when started with --allow-external-name", errExternalName, key, svc.Spec.ExternalName)
+		}
+		if why := externalNameRefusal(svc.Spec.ExternalName); why != "" {
+			return nil, "", fmt.Errorf("%w: ExternalName Service %s: %s", errExternalName, key, why)
+		}
 		port := int(ref.Port.Number)
 		if ok {
 			port = int(sp.Port)

@@ -128,12 +128,20 @@ func (c *cluster) snapshot(controller string, cache *translationCache) (*Snapsho
 	if err != nil {
 		return nil, fmt.Errorf("list ingresses: %w", err)
 	}
+	mine := ings[:0:0]
+	for _, ing := range ings {
+		if owned.owns(ing) {
+			mine = append(mine, ing)
+		}
+	}
+	return c.snapshotOf(mine, cache)
+}
+
+// snapshotOf reads, from the caches, what the Ingresses reference.
+func (c *cluster) snapshotOf(ings []*networkingv1.Ingress, cache *translationCache) (*Snapshot, error) {
 	snap := NewSnapshot()
 	snap.cache = cache
 	for _, ing := range ings {
-		if !owned.owns(ing) {
-			continue
-		}
 		snap.Ingresses = append(snap.Ingresses, ing)
 		for _, key := range ingressServiceKeys(ing) {
 			if err := c.addService(snap, key); err != nil {

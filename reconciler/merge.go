@@ -54,7 +54,21 @@ func (m *merge) takenName(p *plan) string {
 // path: serving what no path claims is what a default backend is for.
 func (m *merge) claimRoutes(p *plan, routes []route, fallback bool) {
 	rep := m.t.Reports[ingressKey(p.ing)]
+	perHost := map[string]int{}
 	for _, r := range routes {
+		perHost[r.host]++
+	}
+	over := map[string]bool{}
+	for h, n := range perHost {
+		if hb := m.hosts[h]; hb != nil && !fallback && len(hb.claims)+n > api.MaxLocations {
+			over[h] = true
+			rep.warn(ReasonLimitExceeded, "host %s is not applied: its %d paths would take the host's server to %d locations, over the %d it holds; the older Ingresses keep theirs", h, n, len(hb.claims)+n, api.MaxLocations)
+		}
+	}
+	for _, r := range routes {
+		if over[r.host] {
+			continue
+		}
 		k := claimKey(r.host, r.loc)
 		what := fmt.Sprintf("host %s %s path %s", r.host, r.loc.Match, r.loc.Path)
 		if srv, ok := m.res.claims[k]; ok {

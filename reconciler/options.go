@@ -35,6 +35,10 @@ type Options struct {
 	LeaseDuration time.Duration
 	RenewDeadline time.Duration
 	RetryPeriod   time.Duration
+	// AllowExternalName lets Ingresses route to ExternalName Services, which are refused
+	// otherwise: their name is resolved by the proxy, and could reach what the proxy's
+	// network reaches.
+	AllowExternalName bool
 	// Logger receives the reconciler's logs (slog.Default()).
 	Logger *slog.Logger
 }

@@ -24,6 +24,8 @@ type plan struct {
 	certs map[string]*api.Certificate
 	// warnings do not stop the Ingress from being applied.
 	warnings []string
+	// tlsRefusals are the TLS entries left out, and why.
+	tlsRefusals []string
 }
 
 // route is one location on one host.
@@ -87,6 +89,9 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 			p.fallbacks = append(p.fallbacks, route{host: h, loc: api.Location{Path: "/", Match: api.MatchPrefix, Backend: name, Timeouts: ann.timeouts}})
 		}
 	}
+	if err := checkLimits(hosts, p.routes); err != nil {
+		return nil, err
+	}
 	for i, t := range ing.Spec.TLS {
 		if t.SecretName == "" {
 			return nil, fmt.Errorf("tls[%d]: a TLS entry needs a secretName", i)
@@ -95,12 +100,16 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tls[%d]: %w", i, err)
 		}
-		p.certs[c.Name] = c
 		tlsHosts := t.Hosts
 		if len(tlsHosts) == 0 {
 			// An entry without hosts covers the hosts of the Ingress's rules.
 			tlsHosts = hosts
 		}
+		if why := tlsRefusal(tlsHosts, hosts, c); why != "" {
+			p.tlsRefusals = append(p.tlsRefusals, fmt.Sprintf("tls[%d] (Secret %s) is not applied: %s", i, t.SecretName, why))
+			continue
+		}
+		p.certs[c.Name] = c
 		for _, h := range tlsHosts {
 			if _, ok := p.tls[h]; !ok {
 				p.tls[h] = c.Name

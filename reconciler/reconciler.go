@@ -30,6 +30,10 @@ type Reconciler struct {
 
 	mu    sync.Mutex
 	stats Stats
+	// last and cluster serve Verdicts: the newest sync's reports, and the informers'
+	// caches while this replica leads.
+	last    *last
+	cluster *cluster
 }
 
 // New returns a reconciler that writes into store what the cluster of opts holds.

@@ -147,7 +147,8 @@ func TestBadIngressesAreReported(t *testing.T) {
 }
 
 // TestOwnership: a REST edit of a kubernetes-owned backend is a conflict that says where
-// to edit it, and an Ingress path that a REST server holds stays the REST server's.
+// to edit it, and an Ingress naming a hostname a REST server holds is refused whole: REST
+// and Kubernetes servers never share a hostname.
 func TestOwnership(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -161,19 +162,18 @@ func TestOwnership(t *testing.T) {
 		t.Fatalf("REST write: %v", err)
 	}
 	f.c.Create(t, kubetest.Service(f.ns, "web", 80),
-		kubetest.Ingress(f.ns, "web", f.class, kubetest.Path{Host: "shop.example.com", Path: "/", Service: "web", Port: 80},
-			kubetest.Path{Host: "shop.example.com", Path: "/k8s", Service: "web", Port: 80}))
+		kubetest.Ingress(f.ns, "web", f.class, kubetest.Path{Host: "k8s.example.com", Path: "/", Service: "web", Port: 80}),
+		kubetest.Ingress(f.ns, "shop", f.class, kubetest.Path{Host: "shop.example.com", Path: "/k8s", Service: "web", Port: 80}))
 	f.run(t, f.store, "one")
 
-	e := f.event(t, "web", "Conflict")
-	if !strings.Contains(e.Message, `REST server "rest-shop" holds it`) {
-		t.Fatalf("conflict message = %q", e.Message)
+	e := f.event(t, "shop", "HostClaimed")
+	if !strings.Contains(e.Message, `held by the REST API (server "rest-shop")`) {
+		t.Fatalf("HostClaimed message = %q", e.Message)
 	}
 	backend := "k8s." + f.ns + ".web.80"
 	waitFor(t, 5*time.Second, "the Ingress's backend", func() bool { return f.store.Head().Backends[backend] != nil })
-	srv := f.store.Head().Servers["k8s.shop.example.com"]
-	if srv == nil || len(srv.Locations) != 1 || srv.Locations[0].Path != "/k8s" {
-		t.Fatalf("kubernetes server = %+v, want only /k8s", srv)
+	if srv := f.store.Head().Servers["k8s.shop.example.com"]; srv != nil {
+		t.Fatalf("kubernetes server for the REST hostname = %+v, want none", srv)
 	}
 
 	edit := *f.store.Head().Backends[backend]

@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"github.com/restyplane/restyplane/api"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -15,6 +16,10 @@ type Snapshot struct {
 	Services map[string]*corev1.Service
 	Slices   map[string][]*discoveryv1.EndpointSlice
 	Secrets  map[string]*corev1.Secret
+	// AllowExternalName lets Ingresses route to ExternalName Services.
+	AllowExternalName bool
+	// Claims are the stored hostname claims, by hostname.
+	Claims map[string]api.HostnameClaim
 	// cache, when set, remembers translations from one sync to the next.
 	cache *translationCache
 }
@@ -25,5 +30,6 @@ func NewSnapshot() *Snapshot {
 		Services: map[string]*corev1.Service{},
 		Slices:   map[string][]*discoveryv1.EndpointSlice{},
 		Secrets:  map[string]*corev1.Secret{},
+		Claims:   map[string]api.HostnameClaim{},
 	}
 }

@@ -111,6 +111,9 @@ func (p *reporter) tell(ctx context.Context, key string, pr pendingReport) {
 		for _, pb := range rep.Problems {
 			p.recorder.Event(ing, corev1.EventTypeWarning, pb.Reason, truncate(pb.Message, maxEventMessage))
 		}
+		for _, n := range rep.Notes {
+			p.recorder.Event(ing, corev1.EventTypeNormal, n.Reason, truncate(n.Message, maxEventMessage))
+		}
 	}
 	if p.address == "" {
 		return
@@ -158,8 +161,8 @@ func (p *reporter) setStatus(ctx context.Context, ing *networkingv1.Ingress, wan
 
 // saying is what a report says to its Ingress, for telling each thing once per generation.
 func saying(rep *Report) string {
-	msgs := make([]string, 0, len(rep.Problems))
-	for _, pb := range rep.Problems {
+	msgs := make([]string, 0, len(rep.Problems)+len(rep.Notes))
+	for _, pb := range append(append([]Problem(nil), rep.Problems...), rep.Notes...) {
 		msgs = append(msgs, pb.Reason+": "+pb.Message)
 	}
 	sort.Strings(msgs)

@@ -13,4 +13,6 @@ type Store interface {
 	Head() *api.State
 	// Write stores the mutations as one revision, or none when they change nothing.
 	Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error)
+	// Claims hold hostnames for namespaces.
+	Claims
 }

@@ -45,6 +45,19 @@ func (r *Reconciler) lead(ctx context.Context) error {
 		<-ctx.Done()
 		queue.ShutDown()
 	}()
+	// An admin's grant or release changes who may route a host: sync again.
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-r.store.HostnameClaimsChanged():
+				queue.Add(syncKey)
+			}
+		}
+	}()
+	r.setCluster(c)
+	defer r.setCluster(nil)
 	queue.Add(syncKey)
 	for r.next(ctx, c, rep, memo, queue) {
 	}
@@ -92,8 +105,16 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, cache 
 		return 0, false, err
 	}
 	defer cache.rotate()
+	if err := r.readClaims(ctx, snap); err != nil {
+		return 0, false, err
+	}
 	head := r.store.Head()
 	t := Translate(snap, head)
+	// The claims are stored before the objects they let through: a claim is the input
+	// of every later sync, so a crash in between only repeats this sync's write.
+	if err := r.store.ClaimHostnames(ctx, t.Claims, t.Releases); err != nil {
+		return 0, false, fmt.Errorf("store hostname claims: %w", err)
+	}
 	muts := mutations(t, head)
 	rev = head.Revision
 	if len(muts) > 0 {
@@ -113,5 +134,19 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, cache 
 		}
 	}
 	rep.report(t.Reports, rev)
+	r.setLast(t, rev)
 	return rev, wrote, nil
+}
+
+// readClaims puts the stored hostname claims and the ExternalName switch into snap.
+func (r *Reconciler) readClaims(ctx context.Context, snap *Snapshot) error {
+	claims, err := r.store.HostnameClaims(ctx)
+	if err != nil {
+		return fmt.Errorf("read hostname claims: %w", err)
+	}
+	for _, c := range claims {
+		snap.Claims[c.Hostname] = c
+	}
+	snap.AllowExternalName = r.opts.AllowExternalName
+	return nil
 }

@@ -17,6 +17,8 @@ type Translation struct {
 	Certificates map[string]*api.Certificate
 	// Reports has one entry per Ingress of the snapshot, keyed "namespace/name".
 	Reports map[string]*Report
+	// Claims and Releases are the hostname claims to store before the objects are written.
+	Claims, Releases []api.HostnameClaim
 }
 
 // Translate turns the snapshot into backends, servers and certificates. It is a pure
@@ -27,7 +29,13 @@ type Translation struct {
 //     Secret, a port its Service lacks) is skipped whole; the others go on.
 //   - A REST-owned object wins over any Ingress: a host+path that a REST server holds, or a
 //     name a REST object has, is not taken.
-//   - Two Ingresses claiming one host+path: the older Ingress (creationTimestamp, then
+//   - A hostname belongs to one namespace, or to the REST API, as hostOwners says; an
+//     Ingress naming a hostname held by another is skipped whole.
+//   - An Ingress over a limit on its own (paths on a host, hosts) is skipped whole; one
+//     that would take a host's server over the locations limit loses that host.
+//   - A TLS entry naming a host outside the Ingress's rules, or one its certificate does
+//     not cover, is skipped.
+//   - Two Ingresses (of one namespace) claiming one host+path: the older Ingress (creationTimestamp, then
 //     namespace/name) keeps it; the younger one's other paths still apply.
 //   - A backend (one per Service port) shared by several Ingresses is balanced as the oldest
 //     of them says; a younger one whose annotations differ is told so.
@@ -51,21 +59,40 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	sort.Slice(ings, func(i, j int) bool { return older(ings[i], ings[j]) })
 	m := &merge{t: t, head: head, res: reservedBy(head), claims: map[string]*claim{}, hosts: map[string]*hostBuild{},
 		balancedBy: map[string]*networkingv1.Ingress{}, canaryBy: map[string]*networkingv1.Ingress{}}
+	owners := ownHosts(ings, snap.Claims, head)
+	t.Claims, t.Releases = owners.claims, owners.releases
 	var mains, canaries []*plan
 	for _, ing := range ings {
-		rep := &Report{Ingress: ing}
+		rep := &Report{Ingress: ing, Ours: true}
 		t.Reports[ingressKey(ing)] = rep
+		if why := owners.refusal(ing); why != "" {
+			rep.warn(ReasonHostClaimed, "not applied: %s", why)
+			continue
+		}
 		p, err := planFor(ing, snap)
 		if err != nil {
 			reason := ReasonSkipped
-			if errors.Is(err, errSnippet) {
+			switch {
+			case errors.Is(err, errSnippet):
 				reason = ReasonRefusedSnippet
+			case errors.Is(err, errRefusedAnnotation):
+				reason = ReasonRefusedAnnotation
+			case errors.Is(err, errExternalName):
+				reason = ReasonRefusedExternalName
+			case errors.Is(err, errLimit):
+				reason = ReasonLimitExceeded
 			}
 			rep.warn(reason, "not applied: %v", err)
 			continue
 		}
 		for _, w := range p.warnings {
 			rep.warn(ReasonDegraded, "%s", w)
+		}
+		for _, n := range p.ann.ignored {
+			rep.note(ReasonIgnoredAnnotation, "served without %s", n)
+		}
+		for _, w := range p.tlsRefusals {
+			rep.warn(ReasonTLSRefused, "%s", w)
 		}
 		if name := m.takenName(p); name != "" {
 			rep.warn(ReasonConflict, "not applied: %s is owned by the REST API, and the REST object wins", name)

@@ -27,6 +27,11 @@ type Options struct {
 	// UI is the web UI's static files, served at /; nil serves no UI and sends / to the
 	// swagger UI.
 	UI fs.FS
+	// Hostnames holds the Kubernetes namespaces' hostname claims; nil means the store
+	// passed to New, which must then implement it.
+	Hostnames Hostnames
+	// Ingresses answers GET /api/v1/kubernetes/ingresses; nil when there is no cluster.
+	Ingresses Ingresses
 	// UIPolicy is the Content-Security-Policy sent with the UI's files; empty means a
 	// strict default (no inline script, nothing from other origins).
 	UIPolicy string
@@ -34,11 +39,13 @@ type Options struct {
 
 // Server is restyplane's HTTP handler: the REST API, the operational endpoints and the UIs.
 type Server struct {
-	store   Store
-	applier Applier
-	log     *slog.Logger
-	metrics *metrics
-	router  chi.Router
+	store     Store
+	applier   Applier
+	hostnames Hostnames
+	ingresses Ingresses
+	log       *slog.Logger
+	metrics   *metrics
+	router    chi.Router
 
 	// closing is closed by Close to end server-sent event streams, which would otherwise
 	// hold a graceful shutdown until its deadline.
@@ -61,7 +68,15 @@ func New(st Store, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
-	s := &Server{store: st, applier: opts.Applier, log: opts.Logger, metrics: m, closing: make(chan struct{})}
+	if opts.Hostnames == nil {
+		h, ok := st.(Hostnames)
+		if !ok {
+			return nil, errors.New("server needs hostname claims: the store does not hold them")
+		}
+		opts.Hostnames = h
+	}
+	s := &Server{store: st, applier: opts.Applier, hostnames: opts.Hostnames, ingresses: opts.Ingresses,
+		log: opts.Logger, metrics: m, closing: make(chan struct{})}
 	s.router = s.routes(opts)
 	return s, nil
 }
@@ -108,6 +123,8 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Get("/status", s.handle(s.status))
 			r.Get("/applies", s.handle(s.listApplies))
 			r.Get("/events", s.handle(s.events))
+			r.Get("/kubernetes/ingresses", s.handle(s.listIngresses))
+			r.Get("/kubernetes/hostnames", s.handle(s.listHostnames))
 		})
 		r.Group(func(r chi.Router) {
 			r.Use(s.require(api.RoleEditor))
@@ -131,6 +148,8 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Get("/tokens", s.handle(s.listTokens))
 			r.Post("/tokens", s.handle(s.createToken))
 			r.Delete("/tokens/{id}", s.handle(s.deleteToken))
+			r.Put("/kubernetes/hostnames/{hostname}", s.handle(s.grantHostname))
+			r.Delete("/kubernetes/hostnames/{hostname}", s.handle(s.releaseHostname))
 		})
 	})
 	return r

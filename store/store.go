@@ -30,6 +30,10 @@ type Store struct {
 	mu      sync.RWMutex
 	head    *api.State
 	changed chan struct{}
+	// claims are the hostnames Kubernetes namespaces hold (see hostname.go); they change
+	// under wmu too.
+	claims        map[string]api.HostnameClaim
+	claimsChanged chan struct{}
 }
 
 // Open opens (creating if needed) the SQLite database at path, migrates it and loads the
@@ -56,13 +60,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, changed: make(chan struct{})}
+	s := &Store{db: db, path: path, changed: make(chan struct{}), claimsChanged: make(chan struct{})}
 	head, err := s.State(ctx, 0, true)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("load head: %w", err)
 	}
 	s.head = head
+	if s.claims, err = loadClaims(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 

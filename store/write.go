@@ -61,6 +61,9 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkHostnameClaims(muts); err != nil {
+		return nil, err
+	}
 	rev := head.Revision + 1
 	cand := head.Clone()
 	var changes []pending

@@ -9,10 +9,15 @@ import (
 	"os"
 
 	"github.com/restyplane/restyplane/reconciler"
+	"github.com/restyplane/restyplane/server"
 	"github.com/restyplane/restyplane/store"
 )
 
-var _ reconciler.Store = (*store.Store)(nil)
+var (
+	_ reconciler.Store = (*store.Store)(nil)
+	_ server.Hostnames = (*store.Store)(nil)
+	_ server.Ingresses = (*reconciler.Reconciler)(nil)
+)
 
 // kubeConfig is the Kubernetes part of `restyplane serve`. The reconciler runs when a
 // kubeconfig is given or restyplane runs in a pod; otherwise restyplane needs no cluster.
@@ -22,6 +27,7 @@ type kubeConfig struct {
 	statusAddress  string
 	leaseNamespace string
 	identity       string
+	allowExternal  bool
 }
 
 func (c *kubeConfig) flags(fs *flag.FlagSet) {
@@ -35,6 +41,8 @@ func (c *kubeConfig) flags(fs *flag.FlagSet) {
 		"namespace of the leader-election Lease (the pod's namespace) (env RESTYPLANE_LEASE_NAMESPACE)")
 	fs.StringVar(&c.identity, "lease-identity", env("RESTYPLANE_LEASE_IDENTITY", ""),
 		"this replica's name in the Lease (host name and a random suffix) (env RESTYPLANE_LEASE_IDENTITY)")
+	fs.BoolVar(&c.allowExternal, "allow-external-name", env("RESTYPLANE_ALLOW_EXTERNAL_NAME", "") == "true",
+		"route Ingresses to ExternalName Services, refused otherwise; names of this machine, link-local or metadata addresses stay refused (env RESTYPLANE_ALLOW_EXTERNAL_NAME=true)")
 }
 
 // enabled says whether there is a cluster to reconcile.
@@ -42,17 +50,17 @@ func (c *kubeConfig) enabled() bool {
 	return c.kubeconfig != "" || os.Getenv("KUBERNETES_SERVICE_HOST") != ""
 }
 
-// startReconciler runs the reconciler until ctx ends; it returns a channel closed when it
-// stopped, or nil when there is no cluster.
-func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, log *slog.Logger) (<-chan struct{}, error) {
+// startReconciler runs the reconciler until ctx ends; it returns it and a channel closed
+// when it stopped, or nils when there is no cluster.
+func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, log *slog.Logger) (*reconciler.Reconciler, <-chan struct{}, error) {
 	if !c.enabled() {
-		return nil, nil
+		return nil, nil, nil
 	}
 	rec, err := reconciler.New(st, reconciler.Options{Kubeconfig: c.kubeconfig, Controller: c.controller,
 		StatusAddress: c.statusAddress, LeaseNamespace: c.leaseNamespace, Identity: c.identity,
-		Logger: log.With("component", "reconciler")})
+		AllowExternalName: c.allowExternal, Logger: log.With("component", "reconciler")})
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes reconciler: %w", err)
+		return nil, nil, fmt.Errorf("kubernetes reconciler: %w", err)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -62,5 +70,5 @@ func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, log *sl
 		}
 	}()
 	log.Info("kubernetes reconciler running", "kubeconfig", c.kubeconfig, "controller", c.controller)
-	return done, nil
+	return rec, done, nil
 }

@@ -99,19 +99,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer px.stop()
 		applier = px.applier // assigned only when there is one: a nil *Applier is not a nil interface
 	}
-	kubeDone, err := startReconciler(ctx, cfg.kube, st, log)
+	rec, kubeDone, err := startReconciler(ctx, cfg.kube, st, log)
 	if err != nil {
 		return err
 	}
+	var ingresses server.Ingresses
 	if kubeDone != nil {
 		defer func() { <-kubeDone }()
+		ingresses = rec // assigned only when there is one, as applier above
 	}
 	srv, err := server.New(st, server.Options{
-		Applier:  applier,
-		Logger:   log,
-		Registry: reg,
-		UI:       web.Files(),
-		UIPolicy: web.ContentSecurityPolicy,
+		Applier:   applier,
+		Hostnames: st,
+		Ingresses: ingresses,
+		Logger:    log,
+		Registry:  reg,
+		UI:        web.Files(),
+		UIPolicy:  web.ContentSecurityPolicy,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,120 @@
+package reconciler
+
+import (
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		name, value string
+		own         bool
+		want        string
+	}{
+		{"load-balance", "ewma", false, api.VerdictHonoured},
+		{"auth-url", "http://auth/verify", false, api.VerdictRefused},
+		{"auth-type", "basic", false, api.VerdictRefused},
+		{"whitelist-source-range", "10.0.0.0/8", false, api.VerdictRefused},
+		{"denylist-source-range", "10.0.0.0/8", false, api.VerdictRefused},
+		{"auth-tls-verify-client", "on", false, api.VerdictRefused},
+		{"backend-protocol", "HTTPS", false, api.VerdictRefused},
+		{"backend-protocol", "GRPC", false, api.VerdictRefused},
+		{"backend-protocol", "http", false, api.VerdictHonoured},
+		{"limit-rps", "5", false, api.VerdictRefused},
+		{"proxy-ssl-verify", "on", false, api.VerdictRefused},
+		{"satisfy", "any", false, api.VerdictRefused},
+		{"enable-modsecurity", "true", false, api.VerdictRefused},
+		{"enable-modsecurity", "false", false, api.VerdictIgnored},
+		{"force-ssl-redirect", "true", false, api.VerdictRefused},
+		{"configuration-snippet", "return 200;", false, api.VerdictRefused},
+		{"some-new-snippet", "x", false, api.VerdictRefused},
+		{"proxy-body-size", "50m", false, api.VerdictIgnored},
+		{"enable-cors", "true", false, api.VerdictIgnored},
+		// Unknown names: refused when they look like protection, else ignored; unknown
+		// restyplane.io names are refused (a typo).
+		{"auth-jwt-issuer", "x", false, api.VerdictRefused},
+		{"client-cert-required", "true", false, api.VerdictRefused},
+		{"frobnicate", "x", false, api.VerdictIgnored},
+		{"frobnicate", "x", true, api.VerdictRefused},
+		{"load-balance", "ewma", true, api.VerdictHonoured},
+	} {
+		if got, why := classify(c.name, c.value, c.own); got != c.want {
+			t.Errorf("classify(%q, %q, own %t) = %s (%s), want %s", c.name, c.value, c.own, got, why, c.want)
+		}
+	}
+}
+
+// TestAnnotationTableIsRead: every honoured annotation is read by parseAnnotations (a value
+// it cannot take is an error that names it), and every refused one refuses the Ingress.
+func TestAnnotationTableIsRead(t *testing.T) {
+	for name, r := range annotationTable {
+		full := nginxPrefix + name
+		switch r.verdict {
+		case api.VerdictHonoured:
+			if name == "canary-weight" || name == "canary-by-header" || name == "canary-by-header-value" || name == "canary-by-cookie" || name == "session-cookie-name" {
+				continue // read only with canary or affinity; checked by TestParseAnnotations
+			}
+			if _, err := parseAnnotations(map[string]string{full: "\x00bad"}); err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("honoured %s: a bad value gives %v, want an error naming it (is it read?)", name, err)
+			}
+		case api.VerdictRefused:
+			if _, err := parseAnnotations(map[string]string{full: "on"}); err == nil {
+				t.Errorf("refused %s: parseAnnotations accepts it", name)
+			}
+		case api.VerdictIgnored:
+			a, err := parseAnnotations(map[string]string{full: "on"})
+			if err != nil || len(a.ignored) != 1 {
+				t.Errorf("ignored %s: err %v, ignored %v; want served and listed", name, err, a.ignored)
+			}
+		}
+	}
+}
+
+// annotationMarkdown renders the table for the README.
+func annotationMarkdown() string {
+	names := make([]string, 0, len(annotationTable))
+	for n := range annotationTable {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("| annotation (under `nginx.ingress.kubernetes.io/` or `restyplane.io/`) | verdict | why |\n|---|---|---|\n")
+	for _, n := range names {
+		r := annotationTable[n]
+		why := r.why
+		if r.harmless != nil {
+			why += " (harmless values such as `false`, or `HTTP` for backend-protocol, are not refused)"
+		}
+		b.WriteString("| `" + n + "` | " + r.verdict + " | " + strings.TrimSpace(why) + " |\n")
+	}
+	return b.String()
+}
+
+// TestREADMEAnnotationTable: the README's annotation table is the code's. Regenerate it
+// with UPDATE_README=1 go test ./reconciler -run TestREADMEAnnotationTable.
+func TestREADMEAnnotationTable(t *testing.T) {
+	const begin, end = "<!-- annotations:begin -->\n", "<!-- annotations:end -->"
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no %q ... %q section", strings.TrimSpace(begin), end)
+	}
+	want := annotationMarkdown()
+	if got := s[i+len(begin) : j]; got != want {
+		if os.Getenv("UPDATE_README") == "1" {
+			if err := os.WriteFile("../README.md", []byte(s[:i+len(begin)]+want+s[j:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Fatalf("README.md's annotation table differs from annotationTable; run UPDATE_README=1 go test ./reconciler -run TestREADMEAnnotationTable")
+	}
+}

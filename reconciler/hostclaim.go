@@ -1,0 +1,117 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Claims is what the reconciler needs to hold hostnames for namespaces across edits and
+// restarts: the stored claims, a write of its new claims and releases, and a wake-up when
+// an admin grants or releases one.
+type Claims interface {
+	HostnameClaims(ctx context.Context) ([]api.HostnameClaim, error)
+	ClaimHostnames(ctx context.Context, claims, releases []api.HostnameClaim) error
+	HostnameClaimsChanged() <-chan struct{}
+}
+
+// hostOwners decides, for one sync, which namespace may route each hostname. The rule:
+//
+//   - A hostname a REST server names belongs to the REST API: no Ingress may route it.
+//   - A stored claim or grant holds: only its namespace's Ingresses may route the host,
+//     whatever the age of the others.
+//   - An unheld hostname goes to the namespace of the oldest Ingress (creationTimestamp,
+//     then namespace/name) naming it in this sync, and that is stored as its claim: from
+//     then on the claim decides, not the Ingresses' ages, so editing an old Ingress to
+//     name the host takes nothing.
+//   - A claim (not a grant) is released at the first sync in which no Ingress of restyplane's
+//     class in its namespace names the host, served or not; in that same sync the host
+//     may go to another namespace by the rule above.
+type hostOwners struct {
+	held     map[string]api.HostnameClaim
+	rest     map[string]string // hostname -> REST server
+	claims   []api.HostnameClaim
+	releases []api.HostnameClaim
+}
+
+// ownHosts applies the rule to the Ingresses, sorted oldest first.
+func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, head *api.State) *hostOwners {
+	o := &hostOwners{held: map[string]api.HostnameClaim{}, rest: map[string]string{}}
+	for _, n := range sortedKeys(head.Servers) {
+		if srv := head.Servers[n]; srv.Source.Kind != api.SourceKubernetes {
+			for _, h := range srv.Hostnames {
+				if _, ok := o.rest[h]; !ok {
+					o.rest[h] = n
+				}
+			}
+		}
+	}
+	named := map[string]bool{} // "namespace host"
+	for _, ing := range ings {
+		for _, h := range ingressHosts(ing) {
+			named[ing.Namespace+" "+h] = true
+		}
+	}
+	for _, h := range sortedKeys(held) {
+		c := held[h]
+		if c.How == api.HostnameClaimed && !named[c.Namespace+" "+h] {
+			o.releases = append(o.releases, c)
+			continue
+		}
+		o.held[h] = c
+	}
+	for _, ing := range ings {
+		for _, h := range ingressHosts(ing) {
+			if _, ok := o.held[h]; ok || o.rest[h] != "" {
+				continue
+			}
+			c := api.HostnameClaim{Hostname: h, Namespace: ing.Namespace, How: api.HostnameClaimed}
+			o.held[h] = c
+			o.claims = append(o.claims, c)
+		}
+	}
+	return o
+}
+
+// refusal says why the Ingress may not route one of its hosts, or "".
+func (o *hostOwners) refusal(ing *networkingv1.Ingress) string {
+	for _, h := range ingressHosts(ing) {
+		if srv := o.rest[h]; srv != "" {
+			return fmt.Sprintf("host %s is held by the REST API (server %q): REST servers and Ingresses never share a hostname", h, srv)
+		}
+		if c := o.held[h]; c.Namespace != ing.Namespace {
+			since := "in this sync"
+			if !c.Since.IsZero() {
+				since = "since " + c.Since.Format(time.RFC3339)
+			}
+			return fmt.Sprintf("host %s is held by namespace %s (by %s, %s); an Ingress of another namespace may not route it (an admin may grant it: PUT /api/v1/kubernetes/hostnames/%s)",
+				h, c.Namespace, c.How, since, h)
+		}
+	}
+	return ""
+}
+
+// ingressHosts lists the hosts an Ingress routes: its rules' hosts (the catch-all for a
+// rule without one), or the catch-all for a default backend without rules.
+func ingressHosts(ing *networkingv1.Ingress) []string {
+	var hosts []string
+	seen := map[string]bool{}
+	for _, r := range ing.Spec.Rules {
+		h := r.Host
+		if h == "" {
+			h = api.CatchAllHostname
+		}
+		if !seen[h] {
+			seen[h] = true
+			hosts = append(hosts, h)
+		}
+	}
+	if len(ing.Spec.Rules) == 0 && ing.Spec.DefaultBackend != nil {
+		hosts = append(hosts, api.CatchAllHostname)
+	}
+	return hosts
+}
