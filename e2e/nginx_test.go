@@ -11,44 +11,16 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"math/big"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
 
 // nginxPids returns the pid of the nginx master that runs under the instance's data dir
 // and the pids of its workers, read from /proc: a reload replaces the workers, a dynamic
-// update does not.
+// update does not. See nginxOf.
 func (in *instance) nginxPids() (master int, workers []int) {
 	in.t.Helper()
-	entries, _ := os.ReadDir("/proc")
-	parent := map[int]int{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) > 2 {
-			parent[pid], _ = strconv.Atoi(f[1])
-		}
-		if strings.HasPrefix(string(cmd), "nginx: master process") && strings.Contains(string(cmd), in.DataDir) {
-			master = pid
-		}
-	}
-	for pid, ppid := range parent {
-		cmd, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-		if ppid == master && master != 0 && strings.HasPrefix(string(cmd), "nginx: worker process") {
-			workers = append(workers, pid)
-		}
-	}
-	sort.Ints(workers)
-	return master, workers
+	return nginxOf(in.DataDir)
 }
 
 // selfSigned returns a certificate for host and its key, as PEM.

@@ -149,7 +149,7 @@ func TestAdminSocketNeverReachableByAnotherUser(t *testing.T) {
 	if err != nil || sock.Mode().Perm() != 0o600 {
 		t.Fatalf("admin socket: %v %v, want 0600", sock.Mode(), err)
 	}
-	master, workers := nginxOf(prefix)
+	master, workers := nginxOf(prefix + "/")
 	if master == 0 || len(workers) == 0 {
 		t.Fatalf("nginx of %s: master %d workers %v", prefix, master, workers)
 	}
@@ -168,19 +168,35 @@ func copyFile(from, to string, mode os.FileMode) error {
 	return os.WriteFile(to, data, mode)
 }
 
-// nginxOf finds the nginx master started with prefix and its workers, from /proc.
-func nginxOf(prefix string) (master int, workers []int) {
+// nginxOf finds the nginx master whose command line names dir and its workers, from
+// /proc. A worker keeps the master's title ("nginx: master process ...") from its fork
+// until its init is done, so the master is the one whose parent is no such process, and
+// every child of the master is a worker, renamed yet or not, except those shutting down
+// after a reload, which no longer serve.
+func nginxOf(dir string) (master int, workers []int) {
 	entries, _ := os.ReadDir("/proc")
+	titled := map[int]bool{}
+	parent := map[int]int{}
 	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		parent[pid], _, _ = procOwner(pid)
 		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if strings.HasPrefix(string(cmd), "nginx: master process") && strings.Contains(string(cmd), prefix+"/") {
-			master, _ = strconv.Atoi(e.Name())
+		if strings.HasPrefix(string(cmd), "nginx: master process") && strings.Contains(string(cmd), dir) {
+			titled[pid] = true
 		}
 	}
-	for _, e := range entries {
-		pid, _ := strconv.Atoi(e.Name())
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if ppid, _, _ := procOwner(pid); master != 0 && ppid == master && strings.HasPrefix(string(cmd), "nginx: worker process") {
+	for pid := range titled {
+		if !titled[parent[pid]] {
+			master = pid
+		}
+	}
+	for pid, ppid := range parent {
+		cmd, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if master != 0 && ppid == master && strings.HasPrefix(string(cmd), "nginx: ") &&
+			!strings.Contains(string(cmd), "shutting down") {
 			workers = append(workers, pid)
 		}
 	}
