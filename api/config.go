@@ -125,6 +125,9 @@ func (s *State) Check(touched []Ref) error {
 
 // CheckAll verifies every reference and claim in the state.
 func (s *State) CheckAll() error {
+	if err := s.checkCertificateBytes(); err != nil {
+		return err
+	}
 	refs := make([]Ref, 0, len(s.Backends)+len(s.Servers))
 	for n := range s.Backends {
 		refs = append(refs, Ref{KindBackend, n})

@@ -31,7 +31,8 @@ func (a *Applier) startWatch(running, head *api.State) {
 	defer a.mu.Unlock()
 	window, _ := ParseDuration(head.Settings.RollbackWindow)
 	affected := affectedServers(running, head)
-	if head.Revision == a.noWatch || head.Settings.RollbackErrorRatio == 0 || window == 0 || running == nil {
+	// A revision whose writer marked it not to be rolled back is never watched.
+	if head.Revision == a.noWatch || head.Kept == head.Revision || head.Settings.RollbackErrorRatio == 0 || window == 0 || running == nil {
 		a.promote(head.Revision)
 		return
 	}
@@ -44,7 +45,8 @@ func (a *Applier) startWatch(running, head *api.State) {
 		a.promote(head.Revision)
 		return
 	}
-	w := &watch{previous: a.lastGood, servers: map[string]bool{}}
+	// Nor is one merged into this apply: the way back stops at it.
+	w := &watch{previous: max(a.lastGood, head.Kept), servers: map[string]bool{}}
 	w.revision, w.until = head.Revision, time.Now().Add(window)
 	w.ratio, w.min = head.Settings.RollbackErrorRatio, int64(head.Settings.RollbackMinRequests)
 	for s := range affected {

@@ -155,6 +155,8 @@ func (s *Server) rollback(w http.ResponseWriter, r *http.Request) error {
 	if meta.Message == "" {
 		return api.Invalid("message", "a rollback needs a reason: a message in the body, ?message= or X-Change-Reason")
 	}
+	// A rollback may restore other settings; only an admin may change them (dry runs too).
+	meta.NoSettings = api.RoleRank(tokenFrom(r.Context()).Role) < api.RoleRank(api.RoleAdmin)
 	return s.commit(w, r, write{
 		op: opRollback, action: api.AuditRollback, target: "revision/" + strconv.FormatInt(id, 10), meta: meta,
 		do: func(ctx context.Context, meta api.Meta) (*api.WriteResult, error) {
