@@ -16,7 +16,7 @@ import (
 // AdminClient talks to the Lua admin endpoint of one instance over its unix socket.
 type AdminClient struct {
 	http     *http.Client
-	resolver *net.Resolver
+	resolver hostResolver
 }
 
 // NewAdminClient returns a client for the admin socket at path.

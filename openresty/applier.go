@@ -26,8 +26,9 @@ type Proxy interface {
 	// Reload tests, swaps in, reloads and confirms conf, restoring the previous file on
 	// any failure. Its error carries nginx's own text.
 	Reload(ctx context.Context, conf []byte, certs []api.Certificate, generation string) error
-	// Push sends changed and deleted backends and certificates, stamped with version.
-	Push(ctx context.Context, version int64, push Push) error
+	// Push sends changed and deleted backends and certificates, stamped with version. The
+	// objects it could not apply are left out and returned; the rest applied.
+	Push(ctx context.Context, version int64, push Push) ([]api.SkippedObject, error)
 	// Counters returns the cumulative request and 5xx counts per server.
 	Counters(ctx context.Context) (map[string]Counter, error)
 	// Restarted is signalled when the instance started afresh with empty shared memory.
@@ -64,6 +65,8 @@ type Metrics interface {
 	Propagation(d time.Duration)
 	Applied(revision int64, at time.Time)
 	AutoRollback()
+	// Skipped counts one object an apply could not apply and left out.
+	Skipped(kind string)
 }
 
 // Applier brings one OpenResty instance to the head of the history: dynamically when only
@@ -89,6 +92,10 @@ type Applier struct {
 	needFull bool
 	last     *api.ApplyRecord
 	watch    *watch
+	// skipped are the objects the last apply left out; each later apply pushes them again,
+	// and so does a retry every retrySkipped while the head does not move (retryAt).
+	skipped []api.SkippedObject
+	retryAt time.Time
 }
 
 // NewApplier returns an applier for one instance; metrics may be nil.
@@ -133,8 +140,8 @@ func (a *Applier) step(ctx context.Context) time.Duration {
 	a.mu.Lock()
 	running, rejected, lastReload, full := a.running, a.rejected, a.lastReload, a.needFull
 	a.mu.Unlock()
-	if !full && running != nil && running.Revision == head.Revision {
-		return a.watchDelay()
+	if !full && running != nil && running.Revision == head.Revision && !a.retryDue() {
+		return a.idleDelay()
 	}
 	if !full && rejected == head.Revision {
 		return a.watchDelay()
@@ -166,6 +173,7 @@ func (nopMetrics) Apply(string, string, time.Duration) {}
 func (nopMetrics) Propagation(time.Duration)           {}
 func (nopMetrics) Applied(int64, time.Time)            {}
 func (nopMetrics) AutoRollback()                       {}
+func (nopMetrics) Skipped(string)                      {}
 
 func minInterval(s *api.State) time.Duration {
 	d, _ := ParseDuration(s.Settings.MinReloadInterval)

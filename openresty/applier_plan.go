@@ -45,7 +45,7 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	}
 	var err error
 	p := &plan{mode: api.ModeNone, confKey: key, certs: cfg.Certificates}
-	p.push = dynamicChanges(running, head, full || running == nil)
+	p.push = a.withSkipped(dynamicChanges(running, head, full || running == nil), head)
 	switch {
 	case running == nil || !bytes.Equal(key, runningCnf):
 		p.mode = api.ModeReload

@@ -54,11 +54,11 @@ func (f *fakeProxy) Reload(ctx context.Context, conf []byte, certs []api.Certifi
 	return nil
 }
 
-func (f *fakeProxy) Push(_ context.Context, _ int64, p Push) error {
+func (f *fakeProxy) Push(_ context.Context, _ int64, p Push) ([]api.SkippedObject, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.pushes = append(f.pushes, p)
-	return nil
+	return nil, nil
 }
 
 func (f *fakeProxy) Counters(context.Context) (map[string]Counter, error) {
