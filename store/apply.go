@@ -65,7 +65,7 @@ func (s *Store) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
 	}
 	ev := api.AuditEvent{Actor: api.ActorApplier, Action: api.AuditApply, Target: "instance/" + rec.Instance,
 		Revision: rec.Revision, Outcome: outcome, Detail: rec.Mode + " " + rec.Outcome + errSuffix(rec.Error)}
-	if err := insertAudit(ctx, tx, ev); err != nil {
+	if _, err := insertAudit(ctx, tx, ev); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

@@ -283,7 +283,7 @@ func (s *Store) commit(ctx context.Context, r api.Revision, changes []pending, m
 	if opt.action != "" {
 		ev.Action = opt.action
 	}
-	if err := insertAudit(ctx, tx, ev); err != nil {
+	if _, err := insertAudit(ctx, tx, ev); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
