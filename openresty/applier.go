@@ -29,8 +29,10 @@ type Proxy interface {
 	// Push sends changed and deleted backends and certificates, stamped with version. The
 	// objects it could not apply are left out and returned; the rest applied.
 	Push(ctx context.Context, version int64, push Push) ([]api.SkippedObject, error)
-	// Counters returns the cumulative request and 5xx counts per server.
-	Counters(ctx context.Context) (map[string]Counter, error)
+	// Counters returns per backend the cumulative requests that reached an upstream and
+	// those the upstream answered with a 5xx, and the distinct failing client addresses
+	// counted since epoch was first asked for.
+	Counters(ctx context.Context, epoch int64) (map[string]Counter, error)
 	// Restarted is signalled when the instance started afresh with empty shared memory.
 	Restarted() <-chan struct{}
 	// State says whether the instance runs ("running", "starting", "stopped", ...).
@@ -52,10 +54,13 @@ func (p Push) Empty() bool {
 	return !p.Full && len(p.Backends)+len(p.DeletedBackends)+len(p.Certificates)+len(p.DeletedCerts) == 0
 }
 
-// Counter is a server's cumulative request counts.
+// Counter is a server's or a backend's cumulative request counts.
 type Counter struct {
 	Requests int64 `json:"requests"`
 	Errors   int64 `json:"errors"`
+	// Clients is, for a backend, the distinct client addresses among its failing requests
+	// in the epoch asked for.
+	Clients int64 `json:"clients,omitempty"`
 }
 
 // Metrics receives what the applier does; the server package implements it with

@@ -33,9 +33,10 @@ func (in *Instance) Push(ctx context.Context, version int64, p Push) ([]api.Skip
 	return skipped, nil
 }
 
-// Counters returns the cumulative request and 5xx counts per server.
-func (in *Instance) Counters(ctx context.Context) (map[string]Counter, error) {
-	return in.admin.Counters(ctx)
+// Counters returns the cumulative upstream request and 5xx counts per backend, and the
+// distinct failing clients in epoch (see AdminClient.BackendCounters).
+func (in *Instance) Counters(ctx context.Context, epoch int64) (map[string]Counter, error) {
+	return in.admin.BackendCounters(ctx, epoch)
 }
 
 var _ Proxy = (*Instance)(nil)

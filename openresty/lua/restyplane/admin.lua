@@ -106,6 +106,12 @@ function _M.serve()
             return json.reply(200, certs.list())
         elseif uri == "/counters" then
             return json.reply(200, counters.snapshot())
+        elseif uri == "/backend-counters" then
+            local epoch = tonumber(ngx.var.arg_epoch)
+            if not epoch then
+                return json.fail(400, "want ?epoch=n")
+            end
+            return json.reply(200, counters.backends(epoch))
         elseif uri == "/stub_status" then
             return stub_status()
         end
