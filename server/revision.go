@@ -126,6 +126,8 @@ func (s *Server) diffRevision(w http.ResponseWriter, r *http.Request) error {
 //	@Param		request			body		RollbackRequest	false	"the reason"
 //	@Param		If-Match		header		string			false	"the head revision this rollback expects"
 //	@Param		dryRun			query		bool			false	"return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string			false	"reason for the rollback"
 //	@Param		X-Change-Reason	header		string			false	"reason for the rollback"
 //	@Success	200				{object}	api.WriteResult
