@@ -118,11 +118,16 @@ func (in *instance) hammer(n int, host, path string) {
 	}
 }
 
-// watchEnds waits until the applier watches no revision any more.
-func (in *instance) watchEnds() map[string]any {
+// watchEnds waits until the applier watches no revision any more, sending a request to
+// host+path from each client between looks when host is not empty, so that the watch sees
+// traffic from its first look to its end.
+func (in *instance) watchEnds(host, path string) map[string]any {
 	in.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
-	for {
+	for i := 0; i < 5000; i++ {
+		if host != "" {
+			in.hammer(1, host, path)
+		}
 		st := in.status()
 		if w, _ := st["watching"].(float64); w == 0 && st["inSync"] == true {
 			return st
@@ -132,6 +137,8 @@ func (in *instance) watchEnds() map[string]any {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	in.t.Fatal("the watch did not end within 5000 looks")
+	return nil
 }
 
 // rollbackSettings sets a short watch window that rolls back at 50% 5xx over 10 requests.
@@ -152,13 +159,13 @@ func TestClientProvoked5xxOnAnUnchangedBackendRollNothingBack(t *testing.T) {
 	in.must("POST", "/api/v1/backends", backend("report", slow.endpoint(1)))
 	in.must("POST", "/api/v1/servers", server("shop", "shop.test", location("/", "web"), location("/report", "report")))
 	in.waitSynced()
-	in.watchEnds()
+	in.watchEnds("", "")
 	res := in.must("PUT", "/api/v1/backends/web/endpoints", map[string]any{"endpoints": []any{b.endpoint(1)}})
 	rev := res["revision"].(map[string]any)["id"].(float64)
 	in.waitSynced()
-	// Clients hit a path whose unchanged backend fails: the changed backend is healthy.
-	in.hammer(20, "shop.test", "/report")
-	st := in.watchEnds()
+	// Clients hit a path whose unchanged backend fails, all through the watch: the changed
+	// backend is healthy.
+	st := in.watchEnds("shop.test", "/report")
 	if st["head"].(float64) != rev {
 		var revs struct{ Items []map[string]any }
 		in.call("GET", "/api/v1/revisions?limit=1", nil, &revs)
@@ -174,15 +181,14 @@ func TestRevisionMarkedNotToRollBackIsKept(t *testing.T) {
 	in.must("POST", "/api/v1/backends", backend("web", good.endpoint(1)))
 	in.must("POST", "/api/v1/servers", server("shop", "shop.test", location("/", "web")))
 	in.waitSynced()
-	in.watchEnds()
+	in.watchEnds("", "")
 	res := in.must("PUT", "/api/v1/backends/web/endpoints?autoRollback=false", map[string]any{"endpoints": []any{broken.endpoint(1)}})
 	rev := res["revision"].(map[string]any)
 	if rev["autoRollback"] != false {
 		t.Fatalf("revision = %v, want autoRollback false", rev)
 	}
 	in.waitSynced()
-	in.hammer(20, "shop.test", "/")
-	st := in.watchEnds()
+	st := in.watchEnds("shop.test", "/")
 	if st["head"].(float64) != rev["id"].(float64) {
 		t.Fatalf("head moved from %v to %v: a revision marked not to be rolled back was", rev["id"], st["head"])
 	}
