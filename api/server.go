@@ -200,7 +200,7 @@ func ValidRegex(field, s string) error {
 		return Invalid(field, "regex does not compile: %v", err)
 	}
 	if h := starHeight(s); h > 1 {
-		return Invalid(field, "regex nests unbounded quantifiers %d deep, as (a+)+ does: PCRE backtracks exponentially on such a regex, so at most one level of *, + or {n,} is allowed", h)
+		return Invalid(field, "regex has nested unbounded quantifiers, %d deep, as (a+)+ does: PCRE backtracks exponentially on such a regex, so at most one level of *, + or {n,} is allowed", h)
 	}
 	return nil
 }
