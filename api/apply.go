@@ -30,4 +30,15 @@ type ApplyRecord struct {
 	Outcome    string  `json:"outcome" enums:"success,rejected,failed,rolled_back"`
 	// Error is nginx's own error text for a rejected apply.
 	Error string `json:"error,omitempty"`
+	// Skipped lists the objects this apply left out; the rest of it applied.
+	Skipped []SkippedObject `json:"skipped,omitempty"`
+}
+
+// SkippedObject is one object an apply could not apply and left out, with why (a name that
+// does not resolve, a shared dict that is full); everything else in the apply went live.
+// The applier tries it again at every later apply and every RetrySkipped meanwhile.
+type SkippedObject struct {
+	Kind   string `json:"kind" enums:"backend,certificate"`
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }

@@ -25,6 +25,7 @@ type AuditEvent struct {
 	Outcome  string    `json:"outcome" enums:"success,failure" example:"success"`
 	Detail   string    `json:"detail,omitempty"`
 	Remote   string    `json:"remote,omitempty" example:"127.0.0.1"`
+	Count    int       `json:"count,omitempty"`
 }
 
 // AuditFilter selects audit events; zero fields do not filter.

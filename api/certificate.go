@@ -121,3 +121,20 @@ func trimSpace(b []byte) []byte {
 	}
 	return b
 }
+
+// MaxCertificateBytes bounds the certificate chains and keys of a state together. OpenResty
+// keeps them in one shared dict, sized from them with headroom (openresty.DictSizes) up to
+// twice this; a write that would take them past it is refused, not left to fail at apply.
+const MaxCertificateBytes = 32 << 20
+
+// checkCertificateBytes refuses a state whose certificates would not fit their shared dict.
+func (s *State) checkCertificateBytes() error {
+	n := 0
+	for _, c := range s.Certificates {
+		n += len(c.Cert) + len(c.Key)
+	}
+	if n > MaxCertificateBytes {
+		return Invalid("cert", "the certificates would hold %d bytes of PEM, more than the %d that OpenResty's shared dict for certificates may hold", n, MaxCertificateBytes)
+	}
+	return nil
+}

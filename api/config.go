@@ -22,7 +22,10 @@ type Config struct {
 type State struct {
 	Revision int64
 	// Written is when the revision was written; the applier measures propagation from it.
-	Written      time.Time
+	Written time.Time
+	// Kept is the newest revision, at or below Revision, whose writer marked it not to be
+	// rolled back automatically; the applier never goes back past it on its own.
+	Kept         int64
 	Settings     Settings
 	Backends     map[string]*Backend
 	Servers      map[string]*Server
@@ -43,7 +46,7 @@ func NewState() *State {
 func (s *State) Clone() *State {
 	// maps.Clone copies the table wholesale instead of rehashing every key, which keeps a
 	// single-object write on a config of thousands of objects cheap.
-	return &State{Revision: s.Revision, Written: s.Written, Settings: s.Settings,
+	return &State{Revision: s.Revision, Written: s.Written, Kept: s.Kept, Settings: s.Settings,
 		Backends:     maps.Clone(s.Backends),
 		Servers:      maps.Clone(s.Servers),
 		Certificates: maps.Clone(s.Certificates),
@@ -80,6 +83,7 @@ type Ref struct{ Kind, Name string }
 // write touched keeps single-object writes O(size of what refers to them).
 func (s *State) Check(touched []Ref) error {
 	var claimants []string
+	certs := false // a certificate was written: check what they hold together, once
 	for _, r := range touched {
 		switch r.Kind {
 		case KindBackend:
@@ -98,13 +102,20 @@ func (s *State) Check(touched []Ref) error {
 				claimants = append(claimants, r.Name)
 			}
 		case KindCertificate:
-			if s.Certificates[r.Name] == nil {
+			if s.Certificates[r.Name] != nil {
+				certs = true
+			} else {
 				for _, srv := range s.Servers {
 					if srv.TLS != nil && srv.TLS.Certificate == r.Name {
 						return Errorf(EConflict, "certificate %q is used by server %q", r.Name, srv.Name)
 					}
 				}
 			}
+		}
+	}
+	if certs {
+		if err := s.checkCertificateBytes(); err != nil {
+			return err
 		}
 	}
 	if len(claimants) > 0 {
@@ -115,6 +126,9 @@ func (s *State) Check(touched []Ref) error {
 
 // CheckAll verifies every reference and claim in the state.
 func (s *State) CheckAll() error {
+	if err := s.checkCertificateBytes(); err != nil {
+		return err
+	}
 	refs := make([]Ref, 0, len(s.Backends)+len(s.Servers))
 	for n := range s.Backends {
 		refs = append(refs, Ref{KindBackend, n})

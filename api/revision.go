@@ -39,8 +39,11 @@ type Revision struct {
 	Source  string    `json:"source" enums:"api,kubernetes,applier,system" example:"api"`
 	Message string    `json:"message" example:"move checkout to the new pool"`
 	// RollbackOf is the revision whose state this one restored, if it is a rollback.
-	RollbackOf int64    `json:"rollbackOf,omitempty"`
-	Changes    []Change `json:"changes,omitempty"`
+	RollbackOf int64 `json:"rollbackOf,omitempty"`
+	// AutoRollback is false when the writer marked the revision not to be rolled back
+	// automatically (X-Auto-Rollback: off or ?autoRollback=false).
+	AutoRollback bool     `json:"autoRollback"`
+	Changes      []Change `json:"changes,omitempty"`
 	// ChangeCount is the number of changes, also when Changes is not loaded.
 	ChangeCount int `json:"changeCount"`
 }
@@ -85,6 +88,11 @@ type Meta struct {
 	DryRun bool
 	// Remote is the client address, for the audit trail.
 	Remote string
+	// NoAutoRollback marks the revision not to be rolled back automatically by the applier.
+	NoAutoRollback bool
+	// NoSettings forbids the write to change the settings: the writer lacks the admin role,
+	// and a rollback must not change through the history what PUT /settings would refuse.
+	NoSettings bool
 }
 
 // WriteResult is what a write did or, in a dry run, would do.

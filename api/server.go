@@ -178,7 +178,8 @@ var regexChars = regexp.MustCompile(`^[A-Za-z0-9._~!&()*+,=:@%/^$|?\[\]{}\\-]+$`
 
 // ValidRegex checks a regex location path: a restricted character set, a backslash only
 // before a character it escapes in a regex (never before one nginx's parser would
-// translate), starting with "/" or "^/", and compilable.
+// translate), starting with "/" or "^/", compilable, and of star height 1 at most, so that
+// no request path makes PCRE backtrack exponentially.
 func ValidRegex(field, s string) error {
 	if len(s) > 1024 || !regexChars.MatchString(s) {
 		return Invalid(field, "regex may hold letters, digits and regex punctuation only (no spaces, quotes, ';' or '#'), at most 1024")
@@ -197,6 +198,9 @@ func ValidRegex(field, s string) error {
 	}
 	if _, err := regexp.Compile(s); err != nil {
 		return Invalid(field, "regex does not compile: %v", err)
+	}
+	if h := starHeight(s); h > 1 {
+		return Invalid(field, "regex has nested unbounded quantifiers, %d deep, as (a+)+ does: PCRE backtracks exponentially on such a regex, so at most one level of *, + or {n,} is allowed", h)
 	}
 	return nil
 }

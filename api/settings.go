@@ -27,12 +27,20 @@ type Settings struct {
 	// RollbackWindow after an apply that makes the applier roll back; 0 disables it.
 	RollbackErrorRatio float64 `json:"rollbackErrorRatio" minimum:"0" maximum:"1" example:"0.5"`
 	// RollbackMinRequests is how many requests the window needs before the ratio counts.
-	RollbackMinRequests int    `json:"rollbackMinRequests" minimum:"1" maximum:"1000000" example:"20"`
-	RollbackWindow      string `json:"rollbackWindow" example:"30s"`
+	RollbackMinRequests int `json:"rollbackMinRequests" minimum:"1" maximum:"1000000" example:"20"`
+	// RollbackMinClients is how many distinct client addresses must be among the failing
+	// requests, so that one client cannot have a revision rolled back by provoking errors;
+	// 0 means the default, 3. Behind a proxy that hides client addresses, lower it.
+	RollbackMinClients int    `json:"rollbackMinClients" minimum:"0" maximum:"1000" example:"3"`
+	RollbackWindow     string `json:"rollbackWindow" example:"30s"`
 	// MinReloadInterval spaces reloads; changes that arrive meanwhile are merged.
 	MinReloadInterval string `json:"minReloadInterval" example:"1s"`
 	Version           int64  `json:"version,omitempty" readonly:"true"`
 }
+
+// DefaultRollbackMinClients is the number of distinct failing clients an automatic rollback
+// needs when the settings leave it at 0 (settings written before it existed).
+const DefaultRollbackMinClients = 3
 
 // DefaultSettings returns the settings of a fresh install.
 func DefaultSettings() Settings {
@@ -52,6 +60,7 @@ func DefaultSettings() Settings {
 		HTTP2:               true,
 		RollbackErrorRatio:  0.5,
 		RollbackMinRequests: 20,
+		RollbackMinClients:  DefaultRollbackMinClients,
 		RollbackWindow:      "30s",
 		MinReloadInterval:   "1s",
 	}
@@ -68,6 +77,7 @@ func (s *Settings) Validate() error {
 		{"keepaliveRequests", s.KeepaliveRequests, 1, 100000},
 		{"upstreamKeepalive", s.UpstreamKeepalive, 0, 10000},
 		{"rollbackMinRequests", s.RollbackMinRequests, 1, 1000000},
+		{"rollbackMinClients", s.RollbackMinClients, 0, 1000},
 	}
 	for _, f := range ints {
 		if f.v < f.lo || f.v > f.hi {

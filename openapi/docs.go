@@ -230,6 +230,18 @@ const docTemplate = `{
                         "in": "query"
                     },
                     {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
+                    },
+                    {
                         "type": "string",
                         "description": "reason for the change",
                         "name": "message",
@@ -393,6 +405,18 @@ const docTemplate = `{
                         "in": "query"
                     },
                     {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
+                    },
+                    {
                         "type": "string",
                         "description": "reason for the change",
                         "name": "message",
@@ -489,6 +513,18 @@ const docTemplate = `{
                         "description": "validate and return the diff, store nothing",
                         "name": "dryRun",
                         "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
                     },
                     {
                         "type": "string",
@@ -589,6 +625,18 @@ const docTemplate = `{
                         "description": "validate and return the diff, store nothing",
                         "name": "dryRun",
                         "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
                     },
                     {
                         "type": "string",
@@ -724,6 +772,18 @@ const docTemplate = `{
                         "description": "validate and return the diff, store nothing",
                         "name": "dryRun",
                         "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
                     },
                     {
                         "type": "string",
@@ -889,6 +949,18 @@ const docTemplate = `{
                         "in": "query"
                     },
                     {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
+                    },
+                    {
                         "type": "string",
                         "description": "reason for the change",
                         "name": "message",
@@ -985,6 +1057,18 @@ const docTemplate = `{
                         "description": "validate and return the diff, store nothing",
                         "name": "dryRun",
                         "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
                     },
                     {
                         "type": "string",
@@ -1136,6 +1220,18 @@ const docTemplate = `{
                         "description": "validate and return the diff, store nothing",
                         "name": "dryRun",
                         "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
                     },
                     {
                         "type": "string",
@@ -1637,6 +1733,18 @@ const docTemplate = `{
                         "in": "query"
                     },
                     {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
+                    },
+                    {
                         "type": "string",
                         "description": "reason for the rollback",
                         "name": "message",
@@ -1764,6 +1872,18 @@ const docTemplate = `{
                         "description": "validate and return the diff, store nothing",
                         "name": "dryRun",
                         "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
                     },
                     {
                         "type": "string",
@@ -1929,6 +2049,18 @@ const docTemplate = `{
                         "in": "query"
                     },
                     {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
+                    },
+                    {
                         "type": "string",
                         "description": "reason for the change",
                         "name": "message",
@@ -2025,6 +2157,18 @@ const docTemplate = `{
                         "description": "validate and return the diff, store nothing",
                         "name": "dryRun",
                         "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
                     },
                     {
                         "type": "string",
@@ -2152,6 +2296,18 @@ const docTemplate = `{
                         "description": "validate and return the diff, store nothing",
                         "name": "dryRun",
                         "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
                     },
                     {
                         "type": "string",
@@ -2572,6 +2728,13 @@ const docTemplate = `{
                 "revision": {
                     "type": "integer"
                 },
+                "skipped": {
+                    "description": "Skipped lists the objects this apply left out; the rest of it applied.",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.SkippedObject"
+                    }
+                },
                 "started": {
                     "type": "string"
                 }
@@ -2587,6 +2750,9 @@ const docTemplate = `{
                 "actor": {
                     "type": "string",
                     "example": "ci-deploy"
+                },
+                "count": {
+                    "type": "integer"
                 },
                 "detail": {
                     "type": "string"
@@ -3033,6 +3199,10 @@ const docTemplate = `{
                     "type": "string",
                     "example": "ci-deploy"
                 },
+                "autoRollback": {
+                    "description": "AutoRollback is false when the writer marked the revision not to be rolled back\nautomatically (X-Auto-Rollback: off or ?autoRollback=false).",
+                    "type": "boolean"
+                },
                 "changeCount": {
                     "description": "ChangeCount is the number of changes, also when Changes is not loaded.",
                     "type": "integer"
@@ -3192,6 +3362,13 @@ const docTemplate = `{
                     "minimum": 0,
                     "example": 0.5
                 },
+                "rollbackMinClients": {
+                    "description": "RollbackMinClients is how many distinct client addresses must be among the failing\nrequests, so that one client cannot have a revision rolled back by provoking errors;\n0 means the default, 3. Behind a proxy that hides client addresses, lower it.",
+                    "type": "integer",
+                    "maximum": 1000,
+                    "minimum": 0,
+                    "example": 3
+                },
                 "rollbackMinRequests": {
                     "description": "RollbackMinRequests is how many requests the window needs before the ratio counts.",
                     "type": "integer",
@@ -3225,6 +3402,24 @@ const docTemplate = `{
                     "type": "integer",
                     "maximum": 64,
                     "minimum": 0
+                }
+            }
+        },
+        "api.SkippedObject": {
+            "type": "object",
+            "properties": {
+                "kind": {
+                    "type": "string",
+                    "enum": [
+                        "backend",
+                        "certificate"
+                    ]
+                },
+                "name": {
+                    "type": "string"
+                },
+                "reason": {
+                    "type": "string"
                 }
             }
         },

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/restyplane/restyplane/api"
@@ -16,7 +17,7 @@ import (
 // AdminClient talks to the Lua admin endpoint of one instance over its unix socket.
 type AdminClient struct {
 	http     *http.Client
-	resolver *net.Resolver
+	resolver hostResolver
 }
 
 // NewAdminClient returns a client for the admin socket at path.
@@ -99,6 +100,15 @@ func (c *AdminClient) Certificates(ctx context.Context) ([]CertificateInfo, erro
 func (c *AdminClient) Counters(ctx context.Context) (map[string]Counter, error) {
 	out := map[string]Counter{}
 	err := c.do(ctx, http.MethodGet, "/counters", nil, &out)
+	return out, err
+}
+
+// BackendCounters returns per backend the requests that reached an upstream and those the
+// upstream answered with a 5xx, cumulative since nginx started, and the distinct client
+// addresses among the failing ones in epoch; it makes epoch the one counted from now on.
+func (c *AdminClient) BackendCounters(ctx context.Context, epoch int64) (map[string]Counter, error) {
+	out := map[string]Counter{}
+	err := c.do(ctx, http.MethodGet, "/backend-counters?epoch="+strconv.FormatInt(epoch, 10), nil, &out)
 	return out, err
 }
 

@@ -26,10 +26,13 @@ type Proxy interface {
 	// Reload tests, swaps in, reloads and confirms conf, restoring the previous file on
 	// any failure. Its error carries nginx's own text.
 	Reload(ctx context.Context, conf []byte, certs []api.Certificate, generation string) error
-	// Push sends changed and deleted backends and certificates, stamped with version.
-	Push(ctx context.Context, version int64, push Push) error
-	// Counters returns the cumulative request and 5xx counts per server.
-	Counters(ctx context.Context) (map[string]Counter, error)
+	// Push sends changed and deleted backends and certificates, stamped with version. The
+	// objects it could not apply are left out and returned; the rest applied.
+	Push(ctx context.Context, version int64, push Push) ([]api.SkippedObject, error)
+	// Counters returns per backend the cumulative requests that reached an upstream and
+	// those the upstream answered with a 5xx, and the distinct failing client addresses
+	// counted since epoch was first asked for.
+	Counters(ctx context.Context, epoch int64) (map[string]Counter, error)
 	// Restarted is signalled when the instance started afresh with empty shared memory.
 	Restarted() <-chan struct{}
 	// State says whether the instance runs ("running", "starting", "stopped", ...).
@@ -51,10 +54,13 @@ func (p Push) Empty() bool {
 	return !p.Full && len(p.Backends)+len(p.DeletedBackends)+len(p.Certificates)+len(p.DeletedCerts) == 0
 }
 
-// Counter is a server's cumulative request counts.
+// Counter is a server's or a backend's cumulative request counts.
 type Counter struct {
 	Requests int64 `json:"requests"`
 	Errors   int64 `json:"errors"`
+	// Clients is, for a backend, the distinct client addresses among its failing requests
+	// in the epoch asked for.
+	Clients int64 `json:"clients,omitempty"`
 }
 
 // Metrics receives what the applier does; the server package implements it with
@@ -64,6 +70,8 @@ type Metrics interface {
 	Propagation(d time.Duration)
 	Applied(revision int64, at time.Time)
 	AutoRollback()
+	// Skipped counts one object an apply could not apply and left out.
+	Skipped(kind string)
 }
 
 // Applier brings one OpenResty instance to the head of the history: dynamically when only
@@ -89,6 +97,10 @@ type Applier struct {
 	needFull bool
 	last     *api.ApplyRecord
 	watch    *watch
+	// skipped are the objects the last apply left out; each later apply pushes them again,
+	// and so does a retry every retrySkipped while the head does not move (retryAt).
+	skipped []api.SkippedObject
+	retryAt time.Time
 }
 
 // NewApplier returns an applier for one instance; metrics may be nil.
@@ -133,8 +145,8 @@ func (a *Applier) step(ctx context.Context) time.Duration {
 	a.mu.Lock()
 	running, rejected, lastReload, full := a.running, a.rejected, a.lastReload, a.needFull
 	a.mu.Unlock()
-	if !full && running != nil && running.Revision == head.Revision {
-		return a.watchDelay()
+	if !full && running != nil && running.Revision == head.Revision && !a.retryDue() {
+		return a.idleDelay()
 	}
 	if !full && rejected == head.Revision {
 		return a.watchDelay()
@@ -166,6 +178,7 @@ func (nopMetrics) Apply(string, string, time.Duration) {}
 func (nopMetrics) Propagation(time.Duration)           {}
 func (nopMetrics) Applied(int64, time.Time)            {}
 func (nopMetrics) AutoRollback()                       {}
+func (nopMetrics) Skipped(string)                      {}
 
 func minInterval(s *api.State) time.Duration {
 	d, _ := ParseDuration(s.Settings.MinReloadInterval)

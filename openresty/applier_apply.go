@@ -3,6 +3,7 @@ package openresty
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/restyplane/restyplane/api"
@@ -11,6 +12,10 @@ import (
 // retryFailed is how soon an apply that failed outside nginx's verdict (the admin socket
 // was not there, the disk was full) is tried again.
 const retryFailed = time.Second
+
+// retrySkipped is how often objects an apply left out are pushed again while no new
+// revision comes (a DNS name may start to resolve).
+const retrySkipped = 10 * time.Second
 
 // apply carries out a plan. Nothing of a reload goes live before nginx -t accepted the
 // candidate: the test runs first, then the dynamic push (so that new workers find the
@@ -29,8 +34,10 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 			return 0
 		}
 	}
+	var skipped []api.SkippedObject
 	if !p.push.Empty() {
-		if err := a.proxy.Push(ctx, head.Revision, p.push); err != nil {
+		var err error
+		if skipped, err = a.proxy.Push(ctx, head.Revision, p.push); err != nil {
 			rec := a.record(ctx, head, p.mode, start, api.OutcomeFailed, err)
 			a.mu.Lock()
 			a.last = rec
@@ -45,7 +52,7 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 		a.mu.Unlock()
 		if err != nil {
 			if running != nil && !p.push.Empty() {
-				if perr := a.proxy.Push(ctx, running.Revision, dynamicChanges(head, running, false)); perr != nil {
+				if _, perr := a.proxy.Push(ctx, running.Revision, dynamicChanges(head, running, false)); perr != nil {
 					a.log.Error("restore dynamic state after a failed reload", "err", perr)
 				}
 			}
@@ -53,12 +60,28 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 			return 0
 		}
 	}
+	a.mu.Lock()
+	retrying := running != nil && running.Revision == head.Revision
+	same := slices.Equal(a.skipped, skipped)
+	a.mu.Unlock()
 	// The record is stored first, so that whoever sees the new revision running also
 	// finds the apply that made it; then what runs, the last apply and the watch change
-	// in one critical section, so that Status never shows half of them.
-	rec := a.record(ctx, head, p.mode, start, api.OutcomeSuccess, nil)
+	// in one critical section, so that Status never shows half of them. A retry of
+	// skipped objects that changes nothing is not recorded again: a name that never
+	// resolves must not grow the table at every retry.
+	var rec *api.ApplyRecord
+	if !retrying || !same {
+		rec = a.record(ctx, head, p.mode, start, api.OutcomeSuccess, nil, skipped...)
+	}
 	a.mu.Lock()
-	a.running, a.runningCnf, a.rejected, a.last = head, p.confKey, 0, rec
+	a.skipped = skipped
+	if len(skipped) > 0 {
+		a.retryAt = time.Now().Add(retrySkipped)
+	}
+	a.running, a.runningCnf, a.rejected = head, p.confKey, 0
+	if rec != nil {
+		a.last = rec
+	}
 	if p.push.Full {
 		a.needFull = false
 	}
@@ -83,10 +106,14 @@ func (a *Applier) reject(ctx context.Context, head *api.State, mode string, star
 
 // record stores an apply record and reports it to the metrics and the log. It changes no
 // field of the applier: the caller sets a.last together with the state the record explains.
-func (a *Applier) record(ctx context.Context, head *api.State, mode string, start time.Time, outcome string, err error) *api.ApplyRecord {
+func (a *Applier) record(ctx context.Context, head *api.State, mode string, start time.Time, outcome string, err error, skipped ...api.SkippedObject) *api.ApplyRecord {
 	d := time.Since(start)
 	rec := &api.ApplyRecord{Revision: head.Revision, Instance: a.instance, Mode: mode, Started: start.UTC(),
-		DurationMS: float64(d.Microseconds()) / 1000, Outcome: outcome}
+		DurationMS: float64(d.Microseconds()) / 1000, Outcome: outcome, Skipped: skipped}
+	for _, s := range skipped {
+		a.metrics.Skipped(s.Kind)
+		a.log.Warn("apply skipped an object; the rest applied", "revision", head.Revision, "kind", s.Kind, "name", s.Name, "reason", s.Reason)
+	}
 	if err != nil {
 		rec.Error = err.Error()
 	}
@@ -100,4 +127,49 @@ func (a *Applier) record(ctx context.Context, head *api.State, mode string, star
 		a.log.Info("apply", "revision", head.Revision, "mode", mode, "outcome", outcome, "ms", rec.DurationMS)
 	}
 	return rec
+}
+
+// retryDue reports whether objects the last apply skipped are due to be pushed again.
+func (a *Applier) retryDue() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.skipped) > 0 && !time.Now().Before(a.retryAt)
+}
+
+// idleDelay is how long to wait with nothing new to apply: until the watch's next look
+// or the retry of skipped objects, whichever comes first; 0 for neither.
+func (a *Applier) idleDelay() time.Duration {
+	d := a.watchDelay()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.skipped) > 0 {
+		if r := max(time.Until(a.retryAt), time.Millisecond); d == 0 || r < d {
+			d = r
+		}
+	}
+	return d
+}
+
+// withSkipped adds to push the objects the last apply skipped that head still holds,
+// so that each apply tries them again.
+func (a *Applier) withSkipped(push Push, head *api.State) Push {
+	a.mu.Lock()
+	skipped := a.skipped
+	a.mu.Unlock()
+	if push.Full {
+		return push // it carries every object already
+	}
+	for _, s := range skipped {
+		switch s.Kind {
+		case api.KindBackend:
+			if b := head.Backends[s.Name]; b != nil && !slices.ContainsFunc(push.Backends, func(x api.Backend) bool { return x.Name == s.Name }) {
+				push.Backends = append(push.Backends, *b)
+			}
+		case api.KindCertificate:
+			if c := head.Certificates[s.Name]; c != nil && !slices.ContainsFunc(push.Certificates, func(x api.Certificate) bool { return x.Name == s.Name }) {
+				push.Certificates = append(push.Certificates, *c)
+			}
+		}
+	}
+	return push
 }

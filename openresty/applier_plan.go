@@ -45,7 +45,7 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	}
 	var err error
 	p := &plan{mode: api.ModeNone, confKey: key, certs: cfg.Certificates}
-	p.push = dynamicChanges(running, head, full || running == nil)
+	p.push = a.withSkipped(dynamicChanges(running, head, full || running == nil), head)
 	switch {
 	case running == nil && a.inPlace(cfg):
 		// The conf that runs is the head's, but the dynamic state is unknown: full push.

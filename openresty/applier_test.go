@@ -54,14 +54,14 @@ func (f *fakeProxy) Reload(ctx context.Context, conf []byte, certs []api.Certifi
 	return nil
 }
 
-func (f *fakeProxy) Push(_ context.Context, _ int64, p Push) error {
+func (f *fakeProxy) Push(_ context.Context, _ int64, p Push) ([]api.SkippedObject, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.pushes = append(f.pushes, p)
-	return nil
+	return nil, nil
 }
 
-func (f *fakeProxy) Counters(context.Context) (map[string]Counter, error) {
+func (f *fakeProxy) Counters(context.Context, int64) (map[string]Counter, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := map[string]Counter{}
@@ -194,7 +194,15 @@ func TestApplierRollsBackUnhealthyRevision(t *testing.T) {
 	waitFor(t, "watch", func() bool { return a.Status(context.Background()).Watching == bad })
 	time.Sleep(2 * watchPoll) // the watch takes its baseline
 	p.mu.Lock()
-	p.counters["shop"] = Counter{Requests: 40, Errors: 38}
+	// One client alone is not enough: it could have provoked the errors itself.
+	p.counters["web"] = Counter{Requests: 40, Errors: 38, Clients: 1}
+	p.mu.Unlock()
+	time.Sleep(2 * watchPoll) // two looks at the counters, with no rollback
+	if s.Head().Revision != bad {
+		t.Fatalf("head = %d after 38 failures from one client, want %d", s.Head().Revision, bad)
+	}
+	p.mu.Lock()
+	p.counters["web"] = Counter{Requests: 40, Errors: 38, Clients: 3}
 	p.mu.Unlock()
 	waitFor(t, "automatic rollback", func() bool { return s.Head().Revision > bad })
 	rev, err := s.Revision(context.Background(), s.Head().Revision)

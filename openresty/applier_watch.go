@@ -13,24 +13,30 @@ import (
 // watchPoll is how often the applier reads the counters while it watches a revision.
 const watchPoll = 250 * time.Millisecond
 
-// watch follows the servers a live revision affected for a window after it applied. If
-// their 5xx share rises past the threshold, the revision is rolled back to the last good one.
+// watch follows the backends a live revision changed for a window after it applied. If
+// the share of their requests that the upstream answered with a 5xx rises past the
+// threshold, from enough distinct clients, the revision is rolled back to the last good
+// one. Only upstream answers of changed backends count, so that a client cannot provoke
+// a rollback through a path the revision did not touch, nor through answers nginx made
+// up for it; and one client alone is never enough.
 type watch struct {
-	revision int64
-	previous int64 // the revision to go back to
-	until    time.Time
-	servers  map[string]bool
-	base     map[string]Counter
-	ratio    float64
-	min      int64
+	revision   int64
+	previous   int64 // the revision to go back to
+	until      time.Time
+	backends   map[string]bool
+	base       map[string]Counter
+	ratio      float64
+	min        int64
+	minClients int64
 }
 
 // startWatch begins watching head after it applied over running; the caller holds mu, so
 // that the status never shows the new revision applied without its watch.
 func (a *Applier) startWatch(running, head *api.State) {
 	window, _ := ParseDuration(head.Settings.RollbackWindow)
-	affected := affectedServers(running, head)
-	if head.Revision == a.noWatch || head.Settings.RollbackErrorRatio == 0 || window == 0 || running == nil {
+	affected := affectedBackends(running, head)
+	// A revision whose writer marked it not to be rolled back is never watched.
+	if head.Revision == a.noWatch || head.Kept == head.Revision || head.Settings.RollbackErrorRatio == 0 || window == 0 || running == nil {
 		a.promote(head.Revision)
 		return
 	}
@@ -43,11 +49,13 @@ func (a *Applier) startWatch(running, head *api.State) {
 		a.promote(head.Revision)
 		return
 	}
-	w := &watch{previous: a.lastGood, servers: map[string]bool{}}
+	// Nor is one merged into this apply: the way back stops at it.
+	w := &watch{previous: max(a.lastGood, head.Kept), backends: affected}
 	w.revision, w.until = head.Revision, time.Now().Add(window)
 	w.ratio, w.min = head.Settings.RollbackErrorRatio, int64(head.Settings.RollbackMinRequests)
-	for s := range affected {
-		w.servers[s] = true
+	w.minClients = int64(head.Settings.RollbackMinClients)
+	if w.minClients == 0 {
+		w.minClients = api.DefaultRollbackMinClients
 	}
 	a.watch = w // its baseline is taken at the first look, after the apply
 }
@@ -77,7 +85,8 @@ func (a *Applier) checkWatch(ctx context.Context) {
 	if w == nil {
 		return
 	}
-	counters, err := a.proxy.Counters(ctx)
+	// The watched revision is the epoch: distinct clients are counted from the first look.
+	counters, err := a.proxy.Counters(ctx, w.revision)
 	if err != nil {
 		a.log.Warn("read counters", "err", err)
 		return
@@ -86,13 +95,15 @@ func (a *Applier) checkWatch(ctx context.Context) {
 		w.base = counters
 		return
 	}
-	var req, errs int64
-	for s := range w.servers {
-		req += counters[s].Requests - w.base[s].Requests
-		errs += counters[s].Errors - w.base[s].Errors
+	var req, errs, clients int64
+	for b := range w.backends {
+		req += max(counters[b].Requests-w.base[b].Requests, 0)
+		errs += max(counters[b].Errors-w.base[b].Errors, 0)
+		// A client failing on two backends is one client: the largest count is a floor.
+		clients = max(clients, counters[b].Clients)
 	}
-	if req >= w.min && req > 0 && float64(errs)/float64(req) >= w.ratio && w.previous > 0 {
-		a.rollback(ctx, w, req, errs)
+	if req >= w.min && req > 0 && float64(errs)/float64(req) >= w.ratio && clients >= w.minClients && w.previous > 0 {
+		a.rollback(ctx, w, req, errs, clients)
 		return
 	}
 	if time.Now().After(w.until) {
@@ -106,14 +117,14 @@ func (a *Applier) checkWatch(ctx context.Context) {
 
 // rollback returns the history to the last good revision, as a new revision by the
 // applier that says why.
-func (a *Applier) rollback(ctx context.Context, w *watch, req, errs int64) {
-	servers := make([]string, 0, len(w.servers))
-	for s := range w.servers {
-		servers = append(servers, s)
+func (a *Applier) rollback(ctx context.Context, w *watch, req, errs, clients int64) {
+	backends := make([]string, 0, len(w.backends))
+	for b := range w.backends {
+		backends = append(backends, b)
 	}
-	sort.Strings(servers)
-	reason := fmt.Sprintf("automatic rollback of revision %d: %d of %d requests (%.0f%%) to servers %s failed with 5xx, threshold %.0f%%",
-		w.revision, errs, req, 100*float64(errs)/float64(req), strings.Join(servers, ", "), 100*w.ratio)
+	sort.Strings(backends)
+	reason := fmt.Sprintf("automatic rollback of revision %d: %d of %d requests (%.0f%%) to backends %s got a 5xx from the upstream, from %d distinct clients; threshold %.0f%%",
+		w.revision, errs, req, 100*float64(errs)/float64(req), strings.Join(backends, ", "), clients, 100*w.ratio)
 	meta := api.Meta{Actor: api.ActorApplier, Source: api.ActorApplier, Message: reason}
 	res, err := a.store.Rollback(ctx, meta, w.previous)
 	if err != nil {
@@ -133,10 +144,10 @@ func (a *Applier) rollback(ctx context.Context, w *watch, req, errs int64) {
 	a.metrics.AutoRollback()
 }
 
-// affectedServers lists the servers whose traffic a change from running to head touches:
-// servers that changed, and servers routing to a backend that changed (or whose canary
-// did).
-func affectedServers(running, head *api.State) map[string]bool {
+// affectedBackends lists the backends whose traffic a change from running to head
+// touches: backends that changed (or whose canary did), and those a changed server routes
+// to.
+func affectedBackends(running, head *api.State) map[string]bool {
 	out := map[string]bool{}
 	if running == nil {
 		return out
@@ -154,13 +165,14 @@ func affectedServers(running, head *api.State) map[string]bool {
 	}
 	for name, s := range head.Servers {
 		if r := running.Servers[name]; r == nil || r.Version != s.Version {
-			out[name] = true
-			continue
-		}
-		for _, l := range s.Locations {
-			if changed[l.Backend] {
-				out[name] = true
+			for _, l := range s.Locations {
+				changed[l.Backend] = true
 			}
+		}
+	}
+	for name := range changed {
+		if head.Backends[name] != nil {
+			out[name] = true
 		}
 	}
 	return out

@@ -31,9 +31,20 @@ func TestCountersCount5xxPerServer(t *testing.T) {
 	// The log phase runs after the answer is sent, so the last count may lag a moment.
 	eventually(t, "counters", 5*time.Second, func() bool {
 		var err error
-		got, err = in.Counters(ctx(t))
+		got, err = in.Admin().Counters(ctx(t))
 		return err == nil && cmp.Equal(got, want)
 	})
+	// Per backend: requests that reached an upstream, the upstream's 5xx, and the distinct
+	// clients among those (all from 127.0.0.1 here), counted in epoch 0 until one is set.
+	wantB := map[string]openresty.Counter{"web": {Requests: 10, Errors: 3, Clients: 1}}
+	eventually(t, "backend counters", 5*time.Second, func() bool {
+		var err error
+		got, err = in.Counters(ctx(t), 0)
+		return err == nil && cmp.Equal(got, wantB)
+	})
+	if got, err := in.Counters(ctx(t), 7); err != nil || got["web"].Clients != 0 {
+		t.Fatalf("a new epoch counts no client yet: %v %v", got, err)
+	}
 	ss, err := in.Admin().StubStatus(ctx(t))
 	if err != nil {
 		t.Fatal(err)

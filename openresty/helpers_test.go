@@ -142,7 +142,7 @@ func push(t *testing.T, in *openresty.Instance, version int64, backends ...api.B
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := in.Admin().PushBackends(ctx, version, backends, nil, false); err != nil {
+	if _, err := in.Admin().PushBackends(ctx, version, backends, nil, false); err != nil {
 		t.Fatalf("push backends: %v", err)
 	}
 }

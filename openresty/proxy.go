@@ -14,23 +14,29 @@ func (in *Instance) Render(cfg api.Config, generation string) ([]byte, error) {
 // Push sends a dynamic update to the admin endpoint, stamped with version: certificates
 // first, so that a backend never routes a TLS server whose certificate is not there yet.
 // A full push replaces everything the instance holds.
-func (in *Instance) Push(ctx context.Context, version int64, p Push) error {
+func (in *Instance) Push(ctx context.Context, version int64, p Push) ([]api.SkippedObject, error) {
+	var skipped []api.SkippedObject
 	if p.Full || len(p.Certificates)+len(p.DeletedCerts) > 0 {
-		if err := in.admin.PushCertificates(ctx, version, p.Certificates, p.DeletedCerts, p.Full); err != nil {
-			return err
+		s, err := in.admin.PushCertificates(ctx, version, p.Certificates, p.DeletedCerts, p.Full)
+		if err != nil {
+			return nil, err
 		}
+		skipped = append(skipped, s...)
 	}
 	if p.Full || len(p.Backends)+len(p.DeletedBackends) > 0 {
-		if err := in.admin.PushBackends(ctx, version, p.Backends, p.DeletedBackends, p.Full); err != nil {
-			return err
+		s, err := in.admin.PushBackends(ctx, version, p.Backends, p.DeletedBackends, p.Full)
+		if err != nil {
+			return nil, err
 		}
+		skipped = append(skipped, s...)
 	}
-	return nil
+	return skipped, nil
 }
 
-// Counters returns the cumulative request and 5xx counts per server.
-func (in *Instance) Counters(ctx context.Context) (map[string]Counter, error) {
-	return in.admin.Counters(ctx)
+// Counters returns the cumulative upstream request and 5xx counts per backend, and the
+// distinct failing clients in epoch (see AdminClient.BackendCounters).
+func (in *Instance) Counters(ctx context.Context, epoch int64) (map[string]Counter, error) {
+	return in.admin.BackendCounters(ctx, epoch)
 }
 
 var _ Proxy = (*Instance)(nil)

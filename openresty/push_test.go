@@ -50,7 +50,7 @@ func TestPushDeletesAndReplaces(t *testing.T) {
 			Certificates: []api.Certificate{cert("z")}}, []string{"c", "d"}, []string{"z"}},
 	}
 	for i, s := range steps {
-		if err := in.Push(ctx(t), int64(i+2), s.push); err != nil {
+		if _, err := in.Push(ctx(t), int64(i+2), s.push); err != nil {
 			t.Fatalf("%s: push: %v", s.name, err)
 		}
 		backends, certs := held()

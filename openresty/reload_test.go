@@ -195,7 +195,7 @@ func TestAttachReloadsAnNginxStartedElsewhere(t *testing.T) {
 	if err := attached.Reload(ctx(t), conf, nil, "2"); err != nil {
 		t.Fatalf("reload by signal: %v", err)
 	}
-	if err := attached.Push(ctx(t), 3, openresty.Push{Backends: backends}); err != nil {
+	if _, err := attached.Push(ctx(t), 3, openresty.Push{Backends: backends}); err != nil {
 		t.Fatal(err)
 	}
 	if got := get(t, proxyAddr(attached), "shop.test", "/b").upstream; got != "b" {

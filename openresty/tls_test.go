@@ -40,7 +40,7 @@ func TestRotatedCertificateIsServedWithoutReload(t *testing.T) {
 		t.Fatalf("serial = %v, want the file's %v", got, serial1)
 	}
 	rotated := []api.Certificate{{Name: "shop-tls", Cert: cert2, Key: key2}}
-	if err := in.Admin().PushCertificates(ctx(t), 2, rotated, nil, false); err != nil {
+	if _, err := in.Admin().PushCertificates(ctx(t), 2, rotated, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 5; i++ {

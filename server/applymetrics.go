@@ -18,6 +18,7 @@ type ApplyMetrics struct {
 	applied       prometheus.Gauge
 	lastSuccess   prometheus.Gauge
 	autoRollbacks prometheus.Counter
+	skipped       *prometheus.CounterVec
 }
 
 // Connections reads nginx's connection counts (active, reading, writing, waiting).
@@ -53,8 +54,12 @@ func NewApplyMetrics(reg prometheus.Registerer, conns Connections) (*ApplyMetric
 			Name: "restyplane_automatic_rollbacks_total",
 			Help: "Revisions rolled back by the applier because the proxy became unhealthy after them.",
 		}),
+		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "restyplane_apply_skipped_objects_total",
+			Help: "Objects an apply left out because they could not be applied (a name that does not resolve, a full shared dict), by kind; the rest applied. Each retry that still fails counts again.",
+		}, []string{"kind"}),
 	}
-	cs := []prometheus.Collector{m.applies, m.duration, m.propagation, m.applied, m.lastSuccess, m.autoRollbacks}
+	cs := []prometheus.Collector{m.applies, m.duration, m.propagation, m.applied, m.lastSuccess, m.autoRollbacks, m.skipped}
 	if conns != nil {
 		cs = append(cs, connCollector{read: conns, desc: prometheus.NewDesc("restyplane_nginx_connections",
 			"nginx connections by state, from stub_status.", []string{"state"}, nil)})
@@ -84,6 +89,9 @@ func (m *ApplyMetrics) Applied(revision int64, at time.Time) {
 
 // AutoRollback counts an automatic rollback.
 func (m *ApplyMetrics) AutoRollback() { m.autoRollbacks.Inc() }
+
+// Skipped counts one object an apply left out.
+func (m *ApplyMetrics) Skipped(kind string) { m.skipped.WithLabelValues(kind).Inc() }
 
 // connCollector reads nginx's connection counts at scrape time, so they are never stale.
 type connCollector struct {

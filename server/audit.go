@@ -32,6 +32,9 @@ type AuditList struct {
 //	@Security	BearerAuth
 //	@Router		/api/v1/audit [get]
 func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
+	if err := s.failures.flush(r.Context()); err != nil {
+		return err
+	}
 	q := r.URL.Query()
 	f := api.AuditFilter{Actor: q.Get("actor"), Action: q.Get("action")}
 	var err error

@@ -17,7 +17,8 @@ const anonymous = "anonymous"
 
 // authenticate lets through only requests with a valid bearer token and puts the token in
 // the context. Every refusal is an audit event, because failed logins are what an operator
-// looks for after an incident.
+// looks for after an incident; those from one address within a minute share one row that
+// counts them (loginFailures), so that an unauthenticated flood cannot fill the disk.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secret, why := bearer(r)
@@ -34,8 +35,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			}
 		}
 		if why != "" {
-			s.audit(r, api.AuditEvent{Actor: anonymous, Action: api.AuditLoginFailed,
-				Target: r.Method + " " + printable(r.URL.Path), Outcome: "failure", Detail: why})
+			ev := api.AuditEvent{Actor: anonymous, Action: api.AuditLoginFailed, Remote: remoteHost(r),
+				Target: r.Method + " " + printable(r.URL.Path), Outcome: "failure", Detail: why}
+			if err := s.failures.add(context.WithoutCancel(r.Context()), ev); err != nil {
+				s.log.Error("audit failed", "requestId", requestID(r.Context()), "action", ev.Action, "err", err)
+			}
 			s.writeError(w, r, api.Errorf(api.EUnauthorized, "a valid bearer token is required: %s", why))
 			return
 		}

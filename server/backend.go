@@ -75,6 +75,8 @@ func (s *Server) getBackend(w http.ResponseWriter, r *http.Request) error {
 //	@Produce	json
 //	@Param		backend			body		api.Backend	true	"the backend"
 //	@Param		dryRun			query		bool		false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string		false	"reason for the change"
 //	@Param		X-Change-Reason	header		string		false	"reason for the change"
 //	@Success	201				{object}	api.WriteResult
@@ -105,6 +107,8 @@ func (s *Server) createBackend(w http.ResponseWriter, r *http.Request) error {
 //	@Param		backend			body		api.Backend	true	"the backend; its name may be omitted"
 //	@Param		If-Match		header		string		false	"the version (ETag) this write replaces"
 //	@Param		dryRun			query		bool		false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string		false	"reason for the change"
 //	@Param		X-Change-Reason	header		string		false	"reason for the change"
 //	@Success	200				{object}	api.WriteResult
@@ -134,6 +138,8 @@ func (s *Server) putBackend(w http.ResponseWriter, r *http.Request) error {
 //	@Param		name			path		string	true	"backend name"
 //	@Param		If-Match		header		string	false	"the version (ETag) this delete expects"
 //	@Param		dryRun			query		bool	false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string	false	"reason for the change"
 //	@Param		X-Change-Reason	header		string	false	"reason for the change"
 //	@Success	200				{object}	api.WriteResult
@@ -159,6 +165,8 @@ func (s *Server) deleteBackend(w http.ResponseWriter, r *http.Request) error {
 //	@Param		endpoints		body		EndpointsRequest	true	"the new endpoints (an empty list drains the backend)"
 //	@Param		If-Match		header		string				false	"the backend version (ETag) this write replaces"
 //	@Param		dryRun			query		bool				false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		X-Change-Reason	header		string				false	"reason for the change"
 //	@Success	200				{object}	api.WriteResult
 //	@Failure	400				{object}	ErrorResponse

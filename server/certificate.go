@@ -63,6 +63,8 @@ func (s *Server) getCertificate(w http.ResponseWriter, r *http.Request) error {
 //	@Produce	json
 //	@Param		certificate		body		api.Certificate	true	"the certificate with its key"
 //	@Param		dryRun			query		bool		false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string		false	"reason for the change"
 //	@Param		X-Change-Reason	header		string		false	"reason for the change"
 //	@Success	201				{object}	api.WriteResult
@@ -96,6 +98,8 @@ func (s *Server) createCertificate(w http.ResponseWriter, r *http.Request) error
 //	@Param		certificate		body		api.Certificate	true	"the certificate; its name may be omitted, and its key too to keep the stored one"
 //	@Param		If-Match		header		string		false	"the version (ETag) this write replaces"
 //	@Param		dryRun			query		bool		false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string		false	"reason for the change"
 //	@Param		X-Change-Reason	header		string		false	"reason for the change"
 //	@Success	200				{object}	api.WriteResult
@@ -125,6 +129,8 @@ func (s *Server) putCertificate(w http.ResponseWriter, r *http.Request) error {
 //	@Param		name			path		string	true	"certificate name"
 //	@Param		If-Match		header		string	false	"the version (ETag) this delete expects"
 //	@Param		dryRun			query		bool	false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string	false	"reason for the change"
 //	@Param		X-Change-Reason	header		string	false	"reason for the change"
 //	@Success	200				{object}	api.WriteResult

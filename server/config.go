@@ -66,6 +66,8 @@ func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) error {
 //	@Param		config			body		ConfigRequest	true	"the desired state"
 //	@Param		If-Match		header		string			false	"the head revision (ETag of GET /config) this replaces"
 //	@Param		dryRun			query		bool			false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string			false	"reason for the change"
 //	@Param		X-Change-Reason	header		string			false	"reason for the change"
 //	@Success	200				{object}	api.WriteResult

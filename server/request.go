@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -97,13 +98,33 @@ func writeMeta(r *http.Request, bodyMessage string) (api.Meta, error) {
 	if err != nil {
 		return api.Meta{}, err
 	}
+	auto, err := autoRollback(r)
+	if err != nil {
+		return api.Meta{}, err
+	}
 	return api.Meta{
-		Actor:   tokenFrom(r.Context()).Name,
-		Source:  api.SourceAPI,
-		Message: msg,
-		IfMatch: ifMatch,
-		DryRun:  dry,
+		Actor:          tokenFrom(r.Context()).Name,
+		Source:         api.SourceAPI,
+		Message:        msg,
+		IfMatch:        ifMatch,
+		DryRun:         dry,
+		NoAutoRollback: !auto,
 	}, nil
+}
+
+// autoRollback reads whether the write's revision may be rolled back automatically:
+// ?autoRollback=false or X-Auto-Rollback: off says it may not; the default is that it may.
+func autoRollback(r *http.Request) (bool, error) {
+	if r.URL.Query().Get("autoRollback") != "" {
+		return queryBool(r, "autoRollback")
+	}
+	switch strings.ToLower(strings.TrimSpace(r.Header.Get("X-Auto-Rollback"))) {
+	case "", "on", "true":
+		return true, nil
+	case "off", "false":
+		return false, nil
+	}
+	return false, &api.Error{Code: api.EInvalid, Field: "X-Auto-Rollback", Message: "X-Auto-Rollback must be on or off"}
 }
 
 // etag renders a version as a strong entity tag.

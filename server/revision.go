@@ -126,6 +126,8 @@ func (s *Server) diffRevision(w http.ResponseWriter, r *http.Request) error {
 //	@Param		request			body		RollbackRequest	false	"the reason"
 //	@Param		If-Match		header		string			false	"the head revision this rollback expects"
 //	@Param		dryRun			query		bool			false	"return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string			false	"reason for the rollback"
 //	@Param		X-Change-Reason	header		string			false	"reason for the rollback"
 //	@Success	200				{object}	api.WriteResult
@@ -155,6 +157,8 @@ func (s *Server) rollback(w http.ResponseWriter, r *http.Request) error {
 	if meta.Message == "" {
 		return api.Invalid("message", "a rollback needs a reason: a message in the body, ?message= or X-Change-Reason")
 	}
+	// A rollback may restore other settings; only an admin may change them (dry runs too).
+	meta.NoSettings = api.RoleRank(tokenFrom(r.Context()).Role) < api.RoleRank(api.RoleAdmin)
 	return s.commit(w, r, write{
 		op: opRollback, action: api.AuditRollback, target: "revision/" + strconv.FormatInt(id, 10), meta: meta,
 		do: func(ctx context.Context, meta api.Meta) (*api.WriteResult, error) {

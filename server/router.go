@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -46,6 +47,9 @@ type Server struct {
 	log       *slog.Logger
 	metrics   *metrics
 	router    chi.Router
+	// failures aggregates failed logins, so that a flood of them cannot grow the audit log
+	// without bound.
+	failures *loginFailures
 
 	// closing is closed by Close to end server-sent event streams, which would otherwise
 	// hold a graceful shutdown until its deadline.
@@ -76,7 +80,7 @@ func New(st Store, opts Options) (*Server, error) {
 		opts.Hostnames = h
 	}
 	s := &Server{store: st, applier: opts.Applier, hostnames: opts.Hostnames, ingresses: opts.Ingresses,
-		log: opts.Logger, metrics: m, closing: make(chan struct{})}
+		log: opts.Logger, metrics: m, closing: make(chan struct{}), failures: newLoginFailures(st)}
 	s.router = s.routes(opts)
 	return s, nil
 }
@@ -86,7 +90,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 
 // Close ends the long-lived event streams so that http.Server.Shutdown need not wait for
 // them. Register it with http.Server.RegisterOnShutdown.
-func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closing) }) }
+// It also writes the counts of failed logins not yet written.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.closing) })
+	if err := s.failures.flush(context.Background()); err != nil {
+		s.log.Error("write failed-login counts", "err", err)
+	}
+}
 
 func (s *Server) routes(opts Options) chi.Router {
 	r := chi.NewRouter()

@@ -60,6 +60,8 @@ func (s *Server) getServer(w http.ResponseWriter, r *http.Request) error {
 //	@Produce	json
 //	@Param		server			body		api.Server	true	"the server"
 //	@Param		dryRun			query		bool		false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string		false	"reason for the change"
 //	@Param		X-Change-Reason	header		string		false	"reason for the change"
 //	@Success	201				{object}	api.WriteResult
@@ -90,6 +92,8 @@ func (s *Server) createServer(w http.ResponseWriter, r *http.Request) error {
 //	@Param		server			body		api.Server	true	"the server; its name may be omitted"
 //	@Param		If-Match		header		string		false	"the version (ETag) this write replaces"
 //	@Param		dryRun			query		bool		false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string		false	"reason for the change"
 //	@Param		X-Change-Reason	header		string		false	"reason for the change"
 //	@Success	200				{object}	api.WriteResult
@@ -119,6 +123,8 @@ func (s *Server) putServer(w http.ResponseWriter, r *http.Request) error {
 //	@Param		name			path		string	true	"server name"
 //	@Param		If-Match		header		string	false	"the version (ETag) this delete expects"
 //	@Param		dryRun			query		bool	false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string	false	"reason for the change"
 //	@Param		X-Change-Reason	header		string	false	"reason for the change"
 //	@Success	200				{object}	api.WriteResult

@@ -37,6 +37,8 @@ func (s *Server) getSettings(w http.ResponseWriter, r *http.Request) error {
 //	@Param		settings		body		api.Settings	true	"every setting"
 //	@Param		If-Match		header		string			false	"the version (ETag) this write replaces"
 //	@Param		dryRun			query		bool			false	"validate and return the diff, store nothing"
+//	@Param		autoRollback	query	bool	false	"false: the applier never rolls the revision back automatically"
+//	@Param		X-Auto-Rollback	header	string	false	"off: the applier never rolls the revision back automatically"
 //	@Param		message			query		string			false	"reason for the change"
 //	@Param		X-Change-Reason	header		string			false	"reason for the change"
 //	@Success	200				{object}	api.WriteResult

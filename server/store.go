@@ -24,6 +24,8 @@ type Store interface {
 	RevisionCount(ctx context.Context) (int64, error)
 
 	AddAudit(ctx context.Context, ev api.AuditEvent) error
+	AddAuditRow(ctx context.Context, ev api.AuditEvent) (int64, error)
+	AddAuditCount(ctx context.Context, id int64, n int) error
 	AuditEvents(ctx context.Context, f api.AuditFilter) ([]api.AuditEvent, error)
 
 	CreateToken(ctx context.Context, name, role, secret string) (*api.Token, error)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -19,14 +20,22 @@ type applyRow struct {
 	DurationMS float64 `db:"duration_ms"`
 	Outcome    string  `db:"outcome"`
 	Error      string  `db:"error"`
+	// Skipped is the JSON list of objects the apply left out, or empty (migration 005).
+	Skipped string `db:"skipped"`
 }
 
 func (r applyRow) record() api.ApplyRecord {
-	return api.ApplyRecord{ID: r.ID, Revision: r.Revision, Instance: r.Instance, Mode: r.Mode,
+	rec := api.ApplyRecord{ID: r.ID, Revision: r.Revision, Instance: r.Instance, Mode: r.Mode,
 		Started: time.Unix(0, r.StartedAt).UTC(), DurationMS: r.DurationMS, Outcome: r.Outcome, Error: r.Error}
+	if r.Skipped != "" {
+		// Written by RecordApply from the same type; a row that does not decode loses
+		// only its list.
+		_ = json.Unmarshal([]byte(r.Skipped), &rec.Skipped)
+	}
+	return rec
 }
 
-const applyColumns = `id, revision, instance, mode, started_at, duration_ms, outcome, error`
+const applyColumns = `id, revision, instance, mode, started_at, duration_ms, outcome, error, skipped`
 
 // RecordApply stores one apply attempt and its audit event, and sets rec.ID.
 func (s *Store) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
@@ -35,10 +44,18 @@ func (s *Store) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
-	const q = `INSERT INTO applies (revision, instance, mode, started_at, duration_ms, outcome, error)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`
+	skipped := ""
+	if len(rec.Skipped) > 0 {
+		b, err := json.Marshal(rec.Skipped)
+		if err != nil {
+			return fmt.Errorf("encode skipped objects: %w", err)
+		}
+		skipped = string(b)
+	}
+	const q = `INSERT INTO applies (revision, instance, mode, started_at, duration_ms, outcome, error, skipped)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	res, err := tx.ExecContext(ctx, q, rec.Revision, rec.Instance, rec.Mode, rec.Started.UnixNano(),
-		rec.DurationMS, rec.Outcome, truncate(rec.Error, 8192))
+		rec.DurationMS, rec.Outcome, truncate(rec.Error, 8192), skipped)
 	if err != nil {
 		return fmt.Errorf("insert apply of revision %d: %w", rec.Revision, err)
 	}
@@ -48,7 +65,7 @@ func (s *Store) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
 	}
 	ev := api.AuditEvent{Actor: api.ActorApplier, Action: api.AuditApply, Target: "instance/" + rec.Instance,
 		Revision: rec.Revision, Outcome: outcome, Detail: rec.Mode + " " + rec.Outcome + errSuffix(rec.Error)}
-	if err := insertAudit(ctx, tx, ev); err != nil {
+	if _, err := insertAudit(ctx, tx, ev); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

@@ -21,34 +21,52 @@ type auditRow struct {
 	Outcome   string `db:"outcome"`
 	Detail    string `db:"detail"`
 	Remote    string `db:"remote"`
+	Count     int    `db:"count"`
 }
 
 // AddAudit records an event. Writes and rollbacks are recorded by the store itself, in the
 // transaction that makes the revision; this is for everything else (failed logins, denied
 // requests, apply outcomes).
 func (s *Store) AddAudit(ctx context.Context, ev api.AuditEvent) error {
-	tx, err := s.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer tx.Rollback()
-	if err := insertAudit(ctx, tx, ev); err != nil {
-		return err
-	}
-	return tx.Commit()
+	_, err := s.AddAuditRow(ctx, ev)
+	return err
 }
 
-func insertAudit(ctx context.Context, tx *sqlx.Tx, ev api.AuditEvent) error {
+// AddAuditRow records an event and returns its id, for AddAuditCount.
+func (s *Store) AddAuditRow(ctx context.Context, ev api.AuditEvent) (int64, error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	id, err := insertAudit(ctx, tx, ev)
+	if err != nil {
+		return 0, err
+	}
+	return id, tx.Commit()
+}
+
+// AddAuditCount adds n to the count of event id: one row stands for a burst of the same
+// event (failed logins from one address within a minute).
+func (s *Store) AddAuditCount(ctx context.Context, id int64, n int) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE audit_events SET count = count + ? WHERE id = ?`, n, id); err != nil {
+		return fmt.Errorf("count audit event %d: %w", id, err)
+	}
+	return nil
+}
+
+func insertAudit(ctx context.Context, tx *sqlx.Tx, ev api.AuditEvent) (int64, error) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now().UTC()
 	}
-	const q = `INSERT INTO audit_events (created_at, actor, action, target, revision, outcome, detail, remote)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-	if _, err := tx.ExecContext(ctx, q, ev.Time.UnixNano(), ev.Actor, ev.Action, ev.Target, ev.Revision,
-		ev.Outcome, truncate(ev.Detail, 4096), ev.Remote); err != nil {
-		return fmt.Errorf("insert audit event: %w", err)
+	const q = `INSERT INTO audit_events (created_at, actor, action, target, revision, outcome, detail, remote, count)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	res, err := tx.ExecContext(ctx, q, ev.Time.UnixNano(), ev.Actor, ev.Action, ev.Target, ev.Revision,
+		ev.Outcome, truncate(ev.Detail, 4096), ev.Remote, max(ev.Count, 1))
+	if err != nil {
+		return 0, fmt.Errorf("insert audit event: %w", err)
 	}
-	return nil
+	return res.LastInsertId()
 }
 
 // AuditEvents lists events newest first, filtered by f.
@@ -71,7 +89,7 @@ func (s *Store) AuditEvents(ctx context.Context, f api.AuditFilter) ([]api.Audit
 	if f.Before > 0 {
 		add("id < ?", f.Before)
 	}
-	q := `SELECT id, created_at, actor, action, target, revision, outcome, detail, remote FROM audit_events`
+	q := `SELECT id, created_at, actor, action, target, revision, outcome, detail, remote, count FROM audit_events`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -84,7 +102,7 @@ func (s *Store) AuditEvents(ctx context.Context, f api.AuditFilter) ([]api.Audit
 	out := make([]api.AuditEvent, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, api.AuditEvent{ID: r.ID, Time: time.Unix(0, r.CreatedAt).UTC(), Actor: r.Actor,
-			Action: r.Action, Target: r.Target, Revision: r.Revision, Outcome: r.Outcome, Detail: r.Detail, Remote: r.Remote})
+			Action: r.Action, Target: r.Target, Revision: r.Revision, Outcome: r.Outcome, Detail: r.Detail, Remote: r.Remote, Count: r.Count})
 	}
 	return out, nil
 }

@@ -118,7 +118,7 @@ func (s *Store) ClaimHostnames(ctx context.Context, claims, releases []api.Hostn
 	}
 	ev := api.AuditEvent{Time: now, Actor: api.ActorKubernetes, Action: api.AuditHostnameClaims,
 		Target: fmt.Sprintf("%d hostnames", len(said)), Outcome: "success", Detail: strings.Join(said, "; ")}
-	if err := insertAudit(ctx, tx, ev); err != nil {
+	if _, err := insertAudit(ctx, tx, ev); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -200,7 +200,7 @@ func (s *Store) claimTx(ctx context.Context, ev api.AuditEvent, change func(*sql
 	if err := change(tx); err != nil {
 		return err
 	}
-	if err := insertAudit(ctx, tx, ev); err != nil {
+	if _, err := insertAudit(ctx, tx, ev); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -19,14 +19,16 @@ type revisionRow struct {
 	Message     string        `db:"message"`
 	RollbackOf  sql.NullInt64 `db:"rollback_of"`
 	ChangeCount int           `db:"change_count"`
+	// AutoRollback is 0 for a revision its writer marked not to be rolled back (migration 005).
+	AutoRollback bool `db:"auto_rollback"`
 }
 
 func (r revisionRow) revision() api.Revision {
 	return api.Revision{ID: r.ID, Parent: r.Parent, Time: time.Unix(0, r.CreatedAt).UTC(), Actor: r.Actor,
-		Source: r.Source, Message: r.Message, RollbackOf: r.RollbackOf.Int64, ChangeCount: r.ChangeCount}
+		Source: r.Source, Message: r.Message, RollbackOf: r.RollbackOf.Int64, ChangeCount: r.ChangeCount, AutoRollback: r.AutoRollback}
 }
 
-const revisionColumns = `id, parent, created_at, actor, source, message, rollback_of, change_count`
+const revisionColumns = `id, parent, created_at, actor, source, message, rollback_of, change_count, auto_rollback`
 
 // Revisions lists revisions newest first, below before (0: from the head), at most limit.
 func (s *Store) Revisions(ctx context.Context, before int64, limit int) ([]api.Revision, error) {

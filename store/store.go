@@ -4,7 +4,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -42,6 +44,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
+	// MkdirAll leaves an existing directory as it is: tighten it, and the files, which
+	// hold private keys and token hashes, whatever created them.
+	if err := os.Chmod(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("tighten data dir: %w", err)
+	}
+	if err := tighten(path); err != nil {
+		return nil, err
+	}
 	// Settings go in the DSN so that every pooled connection gets them. For historical
 	// reasons SQLite does not check foreign keys by default. synchronous=NORMAL is durable
 	// across application crashes in WAL mode; a power loss may lose the last transactions
@@ -60,11 +70,21 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
 	}
+	// The WAL and shared-memory files exist once the first connection opened the database.
+	if err := tighten(path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	s := &Store{db: db, path: path, changed: make(chan struct{}), claimsChanged: make(chan struct{})}
 	head, err := s.State(ctx, 0, true)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("load head: %w", err)
+	}
+	// Kept is the newest revision marked not to be rolled back automatically.
+	if err := db.GetContext(ctx, &head.Kept, `SELECT COALESCE(MAX(id), 0) FROM revisions WHERE auto_rollback = 0`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("load kept revision: %w", err)
 	}
 	s.head = head
 	if s.claims, err = loadClaims(ctx, db); err != nil {
@@ -118,4 +138,15 @@ func (s *Store) SizeBytes(ctx context.Context) (int64, error) {
 func (s *Store) Checkpoint(ctx context.Context) error {
 	_, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	return err
+}
+
+// tighten makes the database file and its WAL and shared-memory files 0600, where they
+// exist; SQLite creates new ones with the mode of the database file.
+func tighten(path string) error {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("tighten %s: %w", p, err)
+		}
+	}
+	return nil
 }

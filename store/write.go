@@ -94,6 +94,13 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 	if err != nil {
 		return nil, err
 	}
+	if meta.NoSettings {
+		for _, p := range changes {
+			if p.change.Kind == api.KindSettings {
+				return nil, api.Errorf(api.EForbidden, "this changes the settings, which needs the admin role, as PUT /settings does")
+			}
+		}
+	}
 	res := &api.WriteResult{DryRun: meta.DryRun, Noop: len(changes) == 0, Candidate: cand,
 		Diff: api.Diff{From: head.Revision, To: rev, Entries: []api.DiffEntry{}}}
 	for _, p := range changes {
@@ -112,12 +119,16 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 	// The result's revision carries no Changes: its Diff holds the same objects, with their
 	// previous versions too, and a rollback over thousands of objects would say it twice.
 	r := api.Revision{ID: rev, Parent: head.Revision, Time: time.Now().UTC(), Actor: meta.Actor,
-		Source: meta.Source, Message: meta.Message, RollbackOf: opt.rollbackOf, ChangeCount: len(changes)}
+		Source: meta.Source, Message: meta.Message, RollbackOf: opt.rollbackOf, ChangeCount: len(changes),
+		AutoRollback: !meta.NoAutoRollback}
 	if err := s.commit(ctx, r, changes, meta, opt); err != nil {
 		return nil, err
 	}
 	cand.Revision = rev
 	cand.Written = r.Time
+	if meta.NoAutoRollback {
+		cand.Kept = rev
+	}
 	s.setHead(cand)
 	res.Revision = &r
 	return res, nil
@@ -268,9 +279,9 @@ func (s *Store) commit(ctx context.Context, r api.Revision, changes []pending, m
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
-	const qr = `INSERT INTO revisions (id, parent, created_at, actor, source, message, rollback_of, change_count)
-		VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), ?)`
-	if _, err := tx.ExecContext(ctx, qr, r.ID, r.Parent, r.Time.UnixNano(), r.Actor, r.Source, r.Message, r.RollbackOf, r.ChangeCount); err != nil {
+	const qr = `INSERT INTO revisions (id, parent, created_at, actor, source, message, rollback_of, change_count, auto_rollback)
+		VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), ?, ?)`
+	if _, err := tx.ExecContext(ctx, qr, r.ID, r.Parent, r.Time.UnixNano(), r.Actor, r.Source, r.Message, r.RollbackOf, r.ChangeCount, r.AutoRollback); err != nil {
 		return fmt.Errorf("insert revision %d: %w", r.ID, err)
 	}
 	if err := insertVersions(ctx, tx, r.ID, changes); err != nil {
@@ -281,7 +292,7 @@ func (s *Store) commit(ctx context.Context, r api.Revision, changes []pending, m
 	if opt.action != "" {
 		ev.Action = opt.action
 	}
-	if err := insertAudit(ctx, tx, ev); err != nil {
+	if _, err := insertAudit(ctx, tx, ev); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

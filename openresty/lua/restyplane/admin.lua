@@ -35,14 +35,18 @@ local function push(store, kind)
     if not v then
         return json.fail(400, "want a JSON object with a numeric version")
     end
-    local ok, err = store.put(v.version, list(v[kind]), list(v.deleted), v.replace == true)
+    local ok, err, skipped = store.put(v.version, list(v[kind]), list(v.deleted), v.replace == true)
     if ok then
         ok, err = backends.set_version(v.version)
     end
     if not ok then
         return json.fail(400, err)
     end
-    return json.reply(200, { version = v.version })
+    -- An empty table would encode as {}: leave the list out when nothing was skipped.
+    if skipped and #skipped == 0 then
+        skipped = nil
+    end
+    return json.reply(200, { version = v.version, skipped = skipped })
 end
 
 local function status()
@@ -102,6 +106,12 @@ function _M.serve()
             return json.reply(200, certs.list())
         elseif uri == "/counters" then
             return json.reply(200, counters.snapshot())
+        elseif uri == "/backend-counters" then
+            local epoch = tonumber(ngx.var.arg_epoch)
+            if not epoch then
+                return json.fail(400, "want ?epoch=n")
+            end
+            return json.reply(200, counters.backends(epoch))
         elseif uri == "/stub_status" then
             return stub_status()
         end

@@ -74,11 +74,12 @@ function _M.put(version, list, deleted, replace)
         end
         items[i] = { name = b.name, body = json.encode(b) }
     end
-    local ok, err = store:write("backend", version, items, deleted, replace)
+    local ok, err, skipped = store:write("backend", version, items, deleted, replace)
     if not ok then
         return nil, err
     end
-    return _M.set_version(version)
+    ok, err = _M.set_version(version)
+    return ok, err, skipped
 end
 
 -- set_version records the version of the last push, which /status reports so that the

@@ -39,7 +39,9 @@ end
 
 -- write stores items ({ name = ..., body = ... }, bodies already encoded) at version and
 -- deletes the deleted names; with replace, every other stored object goes first (the full
--- push after a restart). what names the kind in errors.
+-- push after a restart). An item the dict cannot hold (it is full) is left as it was and
+-- returned in the skipped list ({ name = ..., reason = ... }), so that one object cannot
+-- hold back the others. what names the kind in reasons.
 function _M:write(what, version, items, deleted, replace)
     if replace then
         local keep = {}
@@ -52,13 +54,20 @@ function _M:write(what, version, items, deleted, replace)
             end
         end
     end
+    local skipped = {}
     for _, it in ipairs(items) do
+        local old = self.dict:get(self.prefix .. it.name)
         local ok, err = self.dict:safe_set(self.prefix .. it.name, it.body)
         if ok then
             ok, err = self.dict:safe_set("v:" .. it.name, version)
+            if not ok and old then
+                -- The body moved but not its version: put the old body back.
+                self.dict:safe_set(self.prefix .. it.name, old)
+            end
         end
         if not ok then
-            return nil, "store " .. what .. " " .. it.name .. ": " .. tostring(err)
+            ngx.log(ngx.ERR, "restyplane: store ", what, " ", it.name, ": ", tostring(err))
+            skipped[#skipped + 1] = { name = it.name, reason = "store " .. what .. ": " .. tostring(err) }
         end
     end
     for _, n in ipairs(deleted) do
@@ -66,7 +75,7 @@ function _M:write(what, version, items, deleted, replace)
             self:delete(n)
         end
     end
-    return true
+    return true, nil, skipped
 end
 
 return _M
