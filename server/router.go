@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -30,6 +31,11 @@ type Options struct {
 	// UIPolicy is the Content-Security-Policy sent with the UI's files; empty means a
 	// strict default (no inline script, nothing from other origins).
 	UIPolicy string
+	// Version is restyplane's version, shown for serve's own instance in the fleet.
+	Version string
+	// FeedKeepAlive is how often an idle feed stream sends a keep-alive line; zero means
+	// every 10 seconds.
+	FeedKeepAlive time.Duration
 }
 
 // Server is restyplane's HTTP handler: the REST API, the operational endpoints and the UIs.
@@ -38,7 +44,12 @@ type Server struct {
 	applier Applier
 	log     *slog.Logger
 	metrics *metrics
+	fleet   *fleet
 	router  chi.Router
+
+	version   string
+	started   time.Time
+	keepAlive time.Duration
 
 	// closing is closed by Close to end server-sent event streams, which would otherwise
 	// hold a graceful shutdown until its deadline.
@@ -61,7 +72,15 @@ func New(st Store, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
-	s := &Server{store: st, applier: opts.Applier, log: opts.Logger, metrics: m, closing: make(chan struct{})}
+	f, err := newFleet(opts.Registry, func() int64 { return st.Head().Revision })
+	if err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
+	if opts.FeedKeepAlive <= 0 {
+		opts.FeedKeepAlive = feedKeepAlive
+	}
+	s := &Server{store: st, applier: opts.Applier, log: opts.Logger, metrics: m, fleet: f, closing: make(chan struct{}),
+		version: opts.Version, started: time.Now().UTC(), keepAlive: opts.FeedKeepAlive}
 	s.router = s.routes(opts)
 	return s, nil
 }
@@ -108,6 +127,14 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Get("/status", s.handle(s.status))
 			r.Get("/applies", s.handle(s.listApplies))
 			r.Get("/events", s.handle(s.events))
+			r.Get("/instances", s.handle(s.listInstances))
+		})
+		// The feed carries private keys: only data planes read it, and their tokens do
+		// nothing else.
+		r.Group(func(r chi.Router) {
+			r.Use(s.requireExactly(api.RoleDataplane))
+			r.Get("/feed", s.handle(s.feed))
+			r.Post("/instances/{name}/report", s.handle(s.report))
 		})
 		r.Group(func(r chi.Router) {
 			r.Use(s.require(api.RoleEditor))
