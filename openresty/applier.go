@@ -89,6 +89,8 @@ type Applier struct {
 	needFull bool
 	last     *api.ApplyRecord
 	watch    *watch
+	// noAutoRollback leaves live revisions unwatched: an agent never writes history.
+	noAutoRollback bool
 }
 
 // NewApplier returns an applier for one instance; metrics may be nil.
@@ -98,6 +100,11 @@ func NewApplier(store Store, proxy Proxy, metrics Metrics, log *slog.Logger, ins
 	}
 	return &Applier{store: store, proxy: proxy, metrics: metrics, log: log, instance: instance, needFull: true}
 }
+
+// DisableAutoRollback makes the applier promote every live revision at once instead of
+// watching it and rolling the history back: agents run so, because only the control plane
+// writes history. Call it before Run.
+func (a *Applier) DisableAutoRollback() { a.noAutoRollback = true }
 
 // Run applies revisions until ctx ends. It wakes on every new revision, so a lone change
 // is live within milliseconds; revisions that arrive while it applies are merged into the

@@ -63,6 +63,12 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 	if !head.Written.IsZero() {
 		a.metrics.Propagation(time.Since(head.Written))
 	}
+	if a.noAutoRollback {
+		a.mu.Lock()
+		a.promote(head.Revision)
+		a.mu.Unlock()
+		return 0
+	}
 	a.startWatch(running, head)
 	return 0
 }
