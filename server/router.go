@@ -195,3 +195,16 @@ func notFound(w http.ResponseWriter, r *http.Request) error {
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 	return api.Errorf(codeMethodNotAllowed, "method %s is not allowed on this route", methodLabel(r.Method))
 }
+
+// Route is one method and route pattern the server answers.
+type Route struct{ Method, Pattern string }
+
+// Routes lists every route, for the tests that check each one's access rule.
+func (s *Server) Routes() []Route {
+	var out []Route
+	_ = chi.Walk(s.router, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		out = append(out, Route{method, route})
+		return nil
+	})
+	return out
+}
