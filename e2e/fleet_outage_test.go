@@ -73,7 +73,10 @@ func TestFleetSurvivesTheControlPlane(t *testing.T) {
 	e1.WaitReady(30 * time.Second)
 	e2.WaitReady(30 * time.Second)
 	serves := func(ag *rptest.Agent, want string) func() bool {
-		return func() bool { code, body := proxyGet(ag.Proxy, "shop.test", "/p"); return code == 200 && body == want+" /p" }
+		return func() bool {
+			code, body := proxyGet(ag.Proxy, "shop.test", "/p")
+			return code == 200 && body == want+" /p"
+		}
 	}
 
 	// kill -9 of the control plane under load.

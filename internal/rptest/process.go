@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -74,6 +75,9 @@ type Options struct {
 	Args []string
 	// Client sends the API requests; nil means one with a 2-minute timeout.
 	Client *http.Client
+	// HTTPS says the Args serve the API over TLS (--tls-cert, --tls-key) for the host
+	// name "localhost": API is then https://localhost:port and Client must trust it.
+	HTTPS bool
 }
 
 // Process is a running `restyplane serve`.
@@ -105,7 +109,11 @@ func Start(tb testing.TB, o Options) *Process {
 		o.Client = &http.Client{Timeout: 2 * time.Minute}
 	}
 	apiAddr, proxyAddr := FreeAddr(tb), FreeAddr(tb)
-	p := &Process{API: "http://" + apiAddr, Proxy: "http://" + proxyAddr, TLS: FreeAddr(tb),
+	apiURL := "http://" + apiAddr
+	if o.HTTPS {
+		apiURL = "https://localhost:" + apiAddr[strings.LastIndex(apiAddr, ":")+1:]
+	}
+	p := &Process{API: apiURL, Proxy: "http://" + proxyAddr, TLS: FreeAddr(tb),
 		DataDir: o.DataDir, Logs: &LockedBuffer{}, tb: tb, opts: o}
 	args := append([]string{"serve", "--listen", apiAddr, "--data-dir", o.DataDir,
 		"--proxy-listen", proxyAddr, "--tls-listen", p.TLS}, o.Args...)
