@@ -183,3 +183,27 @@ func TestReportListsInstance(t *testing.T) {
 		t.Fatalf("instance = %+v", in)
 	}
 }
+
+// TestFeedDeltaSizeIndependentOfConfig: a one-endpoint change costs about the same bytes
+// on the feed with 10 backends as with 5,000, and under 2 KiB.
+func TestFeedDeltaSizeIndependentOfConfig(t *testing.T) {
+	sizes := map[int]int{}
+	for _, n := range []int{10, 5000} {
+		e := newEnv(t)
+		dp := e.dataplane()
+		cfg := api.Config{}
+		for i := 0; i < n; i++ {
+			cfg.Backends = append(cfg.Backends, backend("pool-"+itoa(i), 8080, 8081))
+		}
+		e.must(http.StatusOK, req{method: "PUT", path: "/api/v1/config", token: e.admin, body: cfg})
+		f, _ := e.openFeed(dp, "")
+		f.next()
+		e.must(http.StatusOK, req{method: "PUT", path: "/api/v1/backends/pool-7/endpoints", token: e.admin,
+			body: map[string]any{"endpoints": []map[string]any{{"address": "10.0.0.9", "port": 80}}, "message": "one endpoint"}})
+		_, sizes[n] = f.next()
+	}
+	if sizes[5000] > 2048 || sizes[5000] > 2*sizes[10] {
+		t.Fatalf("one-endpoint delta: %d bytes with 10 backends, %d with 5,000; want the same within 2x and under 2 KiB", sizes[10], sizes[5000])
+	}
+	t.Logf("one-endpoint delta: %d bytes with 10 backends, %d with 5,000", sizes[10], sizes[5000])
+}
