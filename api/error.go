@@ -13,12 +13,14 @@ const (
 	ENotFound           = "not_found"
 	EConflict           = "conflict"
 	EPreconditionFailed = "precondition_failed"
-	EUnauthorized       = "unauthorized"
-	EForbidden          = "forbidden"
-	ETooLarge           = "too_large"
-	EUnsupportedMedia   = "unsupported_media_type"
-	EUnavailable        = "unavailable"
-	EInternal           = "internal"
+	// EGone says a resume point is no longer served: the feed's client lists again.
+	EGone             = "gone"
+	EUnauthorized     = "unauthorized"
+	EForbidden        = "forbidden"
+	ETooLarge         = "too_large"
+	EUnsupportedMedia = "unsupported_media_type"
+	EUnavailable      = "unavailable"
+	EInternal         = "internal"
 )
 
 // Error is an error a user can act on: a code from the list above, a message that says what

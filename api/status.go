@@ -17,4 +17,6 @@ type Status struct {
 	// Rejected is the head revision nginx refused, while it is still the head.
 	Rejected  int64        `json:"rejected,omitempty"`
 	LastApply *ApplyRecord `json:"lastApply,omitempty"`
+	// Fleet counts every known instance, this one and the agents', and those at the head.
+	Fleet *Fleet `json:"fleet,omitempty"`
 }

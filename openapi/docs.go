@@ -1329,6 +1329,159 @@ const docTemplate = `{
                 }
             }
         },
+        "/api/v1/feed": {
+            "get": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "For the dataplane role only: the lines carry certificates' private keys. The first line is a snapshot of the head unless ` + "`" + `from` + "`" + ` is the head; when ` + "`" + `from` + "`" + ` is an older revision, a delta from it instead. Then, at each new head, one delta of what changed since the last line sent (a burst of revisions, or a slow reader, gets one delta covering them all), and a keep-alive line every 10 s. A ` + "`" + `from` + "`" + ` newer than the head or no longer in the history answers 410: list again without it.",
+                "produces": [
+                    "application/x-ndjson"
+                ],
+                "tags": [
+                    "fleet"
+                ],
+                "summary": "The data planes' feed: the head, then every change (NDJSON stream)",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "the agent's instance name",
+                        "name": "instance",
+                        "in": "query",
+                        "required": true
+                    },
+                    {
+                        "type": "integer",
+                        "description": "the revision the agent holds",
+                        "name": "from",
+                        "in": "query"
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "one message per line",
+                        "schema": {
+                            "$ref": "#/definitions/api.FeedMessage"
+                        }
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "410": {
+                        "description": "Gone",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
+        "/api/v1/instances": {
+            "get": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "Each with its version, whether it holds a feed stream now, when it was last heard from, the revision it serves, how far it lags the head, its state and its last apply (with nginx's error when rejected).",
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "fleet"
+                ],
+                "summary": "List the OpenResty instances: serve's own and every agent's",
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.InstanceList"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
+        "/api/v1/instances/{name}/report": {
+            "post": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "For the dataplane role only. Stores the apply records (under the instance's name: /applies and the audit log show them) and the instance's version, state and applied revision. Agents send one after each apply and as a heartbeat.",
+                "consumes": [
+                    "application/json"
+                ],
+                "tags": [
+                    "fleet"
+                ],
+                "summary": "An agent reports on its instance",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "the instance name",
+                        "name": "name",
+                        "in": "path",
+                        "required": true
+                    },
+                    {
+                        "description": "the report",
+                        "name": "report",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.Report"
+                        }
+                    }
+                ],
+                "responses": {
+                    "204": {
+                        "description": "No Content"
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
         "/api/v1/kubernetes/hostnames": {
             "get": {
                 "security": [
@@ -2375,7 +2528,7 @@ const docTemplate = `{
                         "BearerAuth": []
                     }
                 ],
-                "description": "The head revision, the revision the OpenResty instance serves, and the last apply attempt. Without an applier the instance is \"off\".",
+                "description": "The head revision, the revision the OpenResty instance serves, and the last apply attempt. Without an applier the instance is \"off\". The fleet part counts every instance (this one and the agents) and those that serve the head.",
                 "produces": [
                     "application/json"
                 ],
@@ -3044,6 +3197,80 @@ const docTemplate = `{
                 }
             }
         },
+        "api.FeedMessage": {
+            "type": "object",
+            "properties": {
+                "backends": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.Backend"
+                    }
+                },
+                "certificates": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.Certificate"
+                    }
+                },
+                "deletedBackends": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "deletedCertificates": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "deletedServers": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "revision": {
+                    "type": "integer"
+                },
+                "servers": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.Server"
+                    }
+                },
+                "settings": {
+                    "$ref": "#/definitions/api.Settings"
+                },
+                "type": {
+                    "type": "string",
+                    "enum": [
+                        "snapshot",
+                        "delta",
+                        "keepalive"
+                    ]
+                },
+                "written": {
+                    "description": "Written is when Revision was written, for the propagation time.",
+                    "type": "string"
+                }
+            }
+        },
+        "api.Fleet": {
+            "type": "object",
+            "properties": {
+                "atHead": {
+                    "description": "AtHead counts the instances that serve the head revision.",
+                    "type": "integer"
+                },
+                "connected": {
+                    "type": "integer"
+                },
+                "instances": {
+                    "type": "integer"
+                }
+            }
+        },
         "api.Header": {
             "type": "object",
             "properties": {
@@ -3156,6 +3383,67 @@ const docTemplate = `{
                 }
             }
         },
+        "api.Instance": {
+            "type": "object",
+            "properties": {
+                "applied": {
+                    "description": "Applied is the revision it serves; Lag is how many revisions the head is ahead.",
+                    "type": "integer"
+                },
+                "connected": {
+                    "description": "Connected says whether the agent holds an open feed stream now.",
+                    "type": "boolean"
+                },
+                "firstSeen": {
+                    "type": "string"
+                },
+                "lag": {
+                    "type": "integer"
+                },
+                "lastApply": {
+                    "description": "LastApply is its newest apply attempt, with nginx's error when it was rejected.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.ApplyRecord"
+                        }
+                    ]
+                },
+                "lastSeen": {
+                    "type": "string"
+                },
+                "managed": {
+                    "description": "Managed is true for serve's own OpenResty, which reads the history directly.",
+                    "type": "boolean"
+                },
+                "name": {
+                    "type": "string",
+                    "example": "edge-1"
+                },
+                "rejected": {
+                    "type": "integer"
+                },
+                "state": {
+                    "type": "string"
+                },
+                "version": {
+                    "type": "string"
+                }
+            }
+        },
+        "api.InstanceList": {
+            "type": "object",
+            "properties": {
+                "head": {
+                    "type": "integer"
+                },
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.Instance"
+                    }
+                }
+            }
+        },
         "api.Location": {
             "type": "object",
             "properties": {
@@ -3189,6 +3477,43 @@ const docTemplate = `{
                 },
                 "timeouts": {
                     "$ref": "#/definitions/api.Timeouts"
+                }
+            }
+        },
+        "api.Report": {
+            "type": "object",
+            "properties": {
+                "applied": {
+                    "description": "Applied is the revision the instance serves, 0 before the first apply.",
+                    "type": "integer"
+                },
+                "applies": {
+                    "description": "Applies are the apply records since the last report that got through.",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.ApplyRecord"
+                    }
+                },
+                "counters": {
+                    "description": "Counters are the cumulative request and 5xx counts per server since nginx started.",
+                    "type": "object",
+                    "additionalProperties": {
+                        "$ref": "#/definitions/api.ServerCounter"
+                    }
+                },
+                "rejected": {
+                    "description": "Rejected is the head revision the instance's nginx refused, 0 when none.",
+                    "type": "integer"
+                },
+                "state": {
+                    "description": "State is its OpenResty's state (running, starting, stopped, ...).",
+                    "type": "string",
+                    "example": "running"
+                },
+                "version": {
+                    "description": "Version is the agent's restyplane version.",
+                    "type": "string",
+                    "example": "v0.9.0"
                 }
             }
         },
@@ -3277,6 +3602,17 @@ const docTemplate = `{
                     "description": "Version is the revision that last changed this server; it is its ETag.",
                     "type": "integer",
                     "readOnly": true
+                }
+            }
+        },
+        "api.ServerCounter": {
+            "type": "object",
+            "properties": {
+                "errors": {
+                    "type": "integer"
+                },
+                "requests": {
+                    "type": "integer"
                 }
             }
         },
@@ -3451,6 +3787,14 @@ const docTemplate = `{
                 "applied": {
                     "type": "integer"
                 },
+                "fleet": {
+                    "description": "Fleet counts every known instance, this one and the agents', and those at the head.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.Fleet"
+                        }
+                    ]
+                },
                 "head": {
                     "type": "integer"
                 },
@@ -3521,7 +3865,8 @@ const docTemplate = `{
                     "enum": [
                         "viewer",
                         "editor",
-                        "admin"
+                        "admin",
+                        "dataplane"
                     ],
                     "example": "editor"
                 },

@@ -101,6 +101,8 @@ type Applier struct {
 	// and so does a retry every retrySkipped while the head does not move (retryAt).
 	skipped []api.SkippedObject
 	retryAt time.Time
+	// noAutoRollback leaves live revisions unwatched: an agent never writes history.
+	noAutoRollback bool
 }
 
 // NewApplier returns an applier for one instance; metrics may be nil.
@@ -110,6 +112,11 @@ func NewApplier(store Store, proxy Proxy, metrics Metrics, log *slog.Logger, ins
 	}
 	return &Applier{store: store, proxy: proxy, metrics: metrics, log: log, instance: instance, needFull: true}
 }
+
+// DisableAutoRollback makes the applier promote every live revision at once instead of
+// watching it and rolling the history back: agents run so, because only the control plane
+// writes history. Call it before Run.
+func (a *Applier) DisableAutoRollback() { a.noAutoRollback = true }
 
 // Run applies revisions until ctx ends. It wakes on every new revision, so a lone change
 // is live within milliseconds; revisions that arrive while it applies are merged into the

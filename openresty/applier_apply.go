@@ -85,7 +85,13 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 	if p.push.Full {
 		a.needFull = false
 	}
-	a.startWatch(running, head)
+	switch {
+	case a.noAutoRollback:
+		a.promote(head.Revision) // an agent never writes history
+	case !retrying:
+		// A retry of skipped objects is the same revision: its watch, if any, goes on.
+		a.startWatch(running, head)
+	}
 	a.mu.Unlock()
 	a.metrics.Applied(head.Revision, time.Now())
 	if !head.Written.IsZero() {

@@ -83,6 +83,20 @@ func (s *Server) require(role string) func(http.Handler) http.Handler {
 	}
 }
 
+// requireExactly refuses callers whose role is not role: the dataplane role is outside
+// the viewer-editor-admin ladder, and an admin must not read the feed's private keys.
+func (s *Server) requireExactly(role string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tokenFrom(r.Context()).Role != role {
+				s.deny(w, r, role)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
 // deny answers 403 to a caller who lacks role and records the attempt.
 func (s *Server) deny(w http.ResponseWriter, r *http.Request, role string) {
 	tok := tokenFrom(r.Context())

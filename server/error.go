@@ -20,6 +20,7 @@ var statusOf = map[string]int{
 	codeMethodNotAllowed:    http.StatusMethodNotAllowed,
 	api.EConflict:           http.StatusConflict,
 	api.EPreconditionFailed: http.StatusPreconditionFailed,
+	api.EGone:               http.StatusGone,
 	api.ETooLarge:           http.StatusRequestEntityTooLarge,
 	api.EUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	api.EInternal:           http.StatusInternalServerError,

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -36,6 +37,11 @@ type Options struct {
 	// UIPolicy is the Content-Security-Policy sent with the UI's files; empty means a
 	// strict default (no inline script, nothing from other origins).
 	UIPolicy string
+	// Version is restyplane's version, shown for serve's own instance in the fleet.
+	Version string
+	// FeedKeepAlive is how often an idle feed stream sends a keep-alive line; zero means
+	// every 10 seconds.
+	FeedKeepAlive time.Duration
 }
 
 // Server is restyplane's HTTP handler: the REST API, the operational endpoints and the UIs.
@@ -46,10 +52,15 @@ type Server struct {
 	ingresses Ingresses
 	log       *slog.Logger
 	metrics   *metrics
+	fleet     *fleet
 	router    chi.Router
 	// failures aggregates failed logins, so that a flood of them cannot grow the audit log
 	// without bound.
 	failures *loginFailures
+
+	version   string
+	started   time.Time
+	keepAlive time.Duration
 
 	// closing is closed by Close to end server-sent event streams, which would otherwise
 	// hold a graceful shutdown until its deadline.
@@ -72,6 +83,13 @@ func New(st Store, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
+	f, err := newFleet(opts.Registry, func() int64 { return st.Head().Revision })
+	if err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
+	if opts.FeedKeepAlive <= 0 {
+		opts.FeedKeepAlive = feedKeepAlive
+	}
 	if opts.Hostnames == nil {
 		h, ok := st.(Hostnames)
 		if !ok {
@@ -80,7 +98,8 @@ func New(st Store, opts Options) (*Server, error) {
 		opts.Hostnames = h
 	}
 	s := &Server{store: st, applier: opts.Applier, hostnames: opts.Hostnames, ingresses: opts.Ingresses,
-		log: opts.Logger, metrics: m, closing: make(chan struct{}), failures: newLoginFailures(st)}
+		log: opts.Logger, metrics: m, closing: make(chan struct{}), failures: newLoginFailures(st),
+		fleet: f, version: opts.Version, started: time.Now().UTC(), keepAlive: opts.FeedKeepAlive}
 	s.router = s.routes(opts)
 	return s, nil
 }
@@ -135,6 +154,14 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Get("/events", s.handle(s.events))
 			r.Get("/kubernetes/ingresses", s.handle(s.listIngresses))
 			r.Get("/kubernetes/hostnames", s.handle(s.listHostnames))
+			r.Get("/instances", s.handle(s.listInstances))
+		})
+		// The feed carries private keys: only data planes read it, and their tokens do
+		// nothing else.
+		r.Group(func(r chi.Router) {
+			r.Use(s.requireExactly(api.RoleDataplane))
+			r.Get("/feed", s.handle(s.feed))
+			r.Post("/instances/{name}/report", s.handle(s.report))
 		})
 		r.Group(func(r chi.Router) {
 			r.Use(s.require(api.RoleEditor))
@@ -196,4 +223,17 @@ func notFound(w http.ResponseWriter, r *http.Request) error {
 
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 	return api.Errorf(codeMethodNotAllowed, "method %s is not allowed on this route", methodLabel(r.Method))
+}
+
+// Route is one method and route pattern the server answers.
+type Route struct{ Method, Pattern string }
+
+// Routes lists every route, for the tests that check each one's access rule.
+func (s *Server) Routes() []Route {
+	var out []Route
+	_ = chi.Walk(s.router, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		out = append(out, Route{method, route})
+		return nil
+	})
+	return out
 }

@@ -18,7 +18,7 @@ type ApplyList struct {
 // status godoc
 //
 //	@Summary	Is what runs what was asked for
-//	@Description	The head revision, the revision the OpenResty instance serves, and the last apply attempt. Without an applier the instance is "off".
+//	@Description	The head revision, the revision the OpenResty instance serves, and the last apply attempt. Without an applier the instance is "off". The fleet part counts every instance (this one and the agents) and those that serve the head.
 //	@Tags		status
 //	@Produce	json
 //	@Success	200	{object}	api.Status
@@ -26,11 +26,17 @@ type ApplyList struct {
 //	@Security	BearerAuth
 //	@Router		/api/v1/status [get]
 func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
+	fleet, err := s.fleetSummary(r.Context())
+	if err != nil {
+		return err
+	}
 	if s.applier != nil {
-		writeJSON(w, http.StatusOK, s.applier.Status(r.Context()))
+		st := s.applier.Status(r.Context())
+		st.Fleet = fleet
+		writeJSON(w, http.StatusOK, st)
 		return nil
 	}
-	st := api.Status{State: stateOff, Head: s.store.Head().Revision}
+	st := api.Status{State: stateOff, Head: s.store.Head().Revision, Fleet: fleet}
 	last, err := s.store.LastApply(r.Context(), "")
 	switch api.ErrorCode(err) {
 	case "":

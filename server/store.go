@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -35,6 +36,9 @@ type Store interface {
 
 	Applies(ctx context.Context, before int64, limit int) ([]api.ApplyRecord, error)
 	LastApply(ctx context.Context, outcome string) (*api.ApplyRecord, error)
+
+	RecordReport(ctx context.Context, name string, rep *api.Report, seen time.Time) error
+	Instances(ctx context.Context) ([]api.Instance, error)
 }
 
 // Applier is what the server asks of the OpenResty applier when one runs; it is nil when

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/restyplane/restyplane/api"
 )
 
@@ -44,6 +46,17 @@ func (s *Store) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
+	if err := insertApply(ctx, tx, rec); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit apply: %w", err)
+	}
+	return nil
+}
+
+// insertApply stores one apply attempt and its audit event in tx, and sets rec.ID.
+func insertApply(ctx context.Context, tx *sqlx.Tx, rec *api.ApplyRecord) error {
 	skipped := ""
 	if len(rec.Skipped) > 0 {
 		b, err := json.Marshal(rec.Skipped)
@@ -67,9 +80,6 @@ func (s *Store) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
 		Revision: rec.Revision, Outcome: outcome, Detail: rec.Mode + " " + rec.Outcome + errSuffix(rec.Error)}
 	if _, err := insertAudit(ctx, tx, ev); err != nil {
 		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit apply: %w", err)
 	}
 	rec.ID, _ = res.LastInsertId()
 	return nil

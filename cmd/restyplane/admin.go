@@ -50,3 +50,48 @@ func bootstrapAdmin(ctx context.Context, st *store.Store, secret string, out io.
 	fmt.Fprintf(out, "\n  restyplane: created the first admin token %q. It is shown this once; store it now:\n\n    %s\n\n", tok.Name, tok.Secret)
 	return nil
 }
+
+// dataplaneTokenName is the token RESTYPLANE_DATAPLANE_TOKEN ensures.
+const dataplaneTokenName = "dataplane"
+
+// ensureDataplane makes secret the dataplane token named "dataplane" at every start, so
+// that a deployment gives its control plane and its agents one shared secret (the image,
+// compose and Kubernetes manifests rely on it). A changed secret replaces the token.
+func ensureDataplane(ctx context.Context, st *store.Store, secret string, log *slog.Logger) error {
+	if secret == "" {
+		return nil
+	}
+	if len(secret) < minSecret {
+		return fmt.Errorf("RESTYPLANE_DATAPLANE_TOKEN must be at least %d characters", minSecret)
+	}
+	tok, err := st.Authenticate(ctx, secret)
+	switch {
+	case err == nil && tok.Name == dataplaneTokenName && tok.Role == api.RoleDataplane:
+		return nil
+	case err == nil:
+		return fmt.Errorf("RESTYPLANE_DATAPLANE_TOKEN is the secret of token %q (role %s); choose another", tok.Name, tok.Role)
+	case api.ErrorCode(err) != api.EUnauthorized:
+		return fmt.Errorf("check the dataplane token: %w", err)
+	}
+	toks, err := st.Tokens(ctx)
+	if err != nil {
+		return fmt.Errorf("list tokens: %w", err)
+	}
+	for _, t := range toks {
+		if t.Name == dataplaneTokenName {
+			if err := st.DeleteToken(ctx, t.ID); err != nil {
+				return fmt.Errorf("replace the dataplane token: %w", err)
+			}
+		}
+	}
+	if _, err := st.CreateToken(ctx, dataplaneTokenName, api.RoleDataplane, secret); err != nil {
+		return fmt.Errorf("create the dataplane token: %w", err)
+	}
+	ev := api.AuditEvent{Actor: api.ActorSystem, Action: api.AuditTokenCreate, Target: "token/" + dataplaneTokenName,
+		Outcome: "success", Detail: "dataplane token from RESTYPLANE_DATAPLANE_TOKEN"}
+	if err := st.AddAudit(ctx, ev); err != nil {
+		return fmt.Errorf("audit the dataplane token: %w", err)
+	}
+	log.Info("created the dataplane token from RESTYPLANE_DATAPLANE_TOKEN", "name", dataplaneTokenName)
+	return nil
+}

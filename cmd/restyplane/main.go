@@ -17,7 +17,10 @@ var version = "dev"
 const usage = `restyplane is a control plane for OpenResty.
 
 Usage:
-  restyplane serve [flags]   run the API, the web UI and the applier (serve -h for flags)
+  restyplane serve [flags]   run the control plane: the API, the web UI, the feed and the
+                             applier of its own OpenResty (serve -h for flags)
+  restyplane agent [flags]   run a data plane: follow a control plane's feed and apply it to
+                             this machine's OpenResty (agent -h for flags)
   restyplane version         print the version
 `
 
@@ -41,6 +44,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], stdout, stderr)
+	case "agent":
+		return agent(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "restyplane", version)
 		return nil

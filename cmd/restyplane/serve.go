@@ -35,6 +35,8 @@ type serveConfig struct {
 	dataDir   string
 	logLevel  string
 	logFormat string
+	tlsCert   string
+	tlsKey    string
 
 	proxy proxyConfig
 	kube  kubeConfig
@@ -49,6 +51,10 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		"debug, info, warn or error (env RESTYPLANE_LOG_LEVEL)")
 	fs.StringVar(&c.logFormat, "log-format", env("RESTYPLANE_LOG_FORMAT", "text"),
 		"text or json (env RESTYPLANE_LOG_FORMAT)")
+	fs.StringVar(&c.tlsCert, "tls-cert", env("RESTYPLANE_TLS_CERT", ""),
+		"PEM certificate chain: serve the API and the feed over HTTPS (env RESTYPLANE_TLS_CERT)")
+	fs.StringVar(&c.tlsKey, "tls-key", env("RESTYPLANE_TLS_KEY", ""),
+		"PEM private key of --tls-cert (env RESTYPLANE_TLS_KEY)")
 	c.proxy.flags(fs)
 	c.kube.flags(fs)
 }
@@ -87,6 +93,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := bootstrapAdmin(ctx, st, os.Getenv("RESTYPLANE_ADMIN_TOKEN"), stdout, log); err != nil {
 		return err
 	}
+	if err := ensureDataplane(ctx, st, os.Getenv("RESTYPLANE_DATAPLANE_TOKEN"), log); err != nil {
+		return err
+	}
+	if (cfg.tlsCert == "") != (cfg.tlsKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -116,6 +128,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Registry:  reg,
 		UI:        web.Files(),
 		UIPolicy:  web.ContentSecurityPolicy,
+		Version:   version,
 	})
 	if err != nil {
 		return err
@@ -140,7 +153,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"ui", "http://"+ln.Addr().String()+"/", "dataDir", cfg.dataDir)
 
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() {
+		if cfg.tlsCert != "" {
+			errc <- hs.ServeTLS(ln, cfg.tlsCert, cfg.tlsKey)
+			return
+		}
+		errc <- hs.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve http: %w", err)

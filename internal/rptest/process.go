@@ -82,6 +82,9 @@ type Options struct {
 	API, Proxy, TLS string
 	// Client sends the API requests; nil means one with a 2-minute timeout.
 	Client *http.Client
+	// HTTPS says the Args serve the API over TLS (--tls-cert, --tls-key) for the host
+	// name "localhost": API is then https://localhost:port and Client must trust it.
+	HTTPS bool
 }
 
 // Process is a running `restyplane serve`.
@@ -117,7 +120,11 @@ func Start(tb testing.TB, o Options) *Process {
 			*a = FreeAddr(tb)
 		}
 	}
-	p := &Process{API: "http://" + o.API, Proxy: "http://" + o.Proxy, TLS: o.TLS,
+	apiURL := "http://" + o.API
+	if o.HTTPS {
+		apiURL = "https://localhost:" + o.API[strings.LastIndex(o.API, ":")+1:]
+	}
+	p := &Process{API: apiURL, Proxy: "http://" + o.Proxy, TLS: o.TLS,
 		DataDir: o.DataDir, Logs: &LockedBuffer{}, tb: tb, opts: o}
 	args := append([]string{"serve", "--listen", o.API, "--data-dir", o.DataDir,
 		"--proxy-listen", o.Proxy, "--tls-listen", o.TLS}, o.Args...)

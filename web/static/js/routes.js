@@ -11,6 +11,7 @@ import { renderHistory, renderRevision } from './views/history.js';
 import { renderDiff } from './views/diff.js';
 import { renderAudit } from './views/audit.js';
 import { renderTokens } from './views/tokens.js';
+import { renderInstances } from './views/instances.js';
 
 export const routes = [
   { path: '/', view: renderOverview, nav: 'overview' },
@@ -31,6 +32,7 @@ export const routes = [
   { path: '/history', view: renderHistory, nav: 'history' },
   { path: '/history/:id', view: renderRevision, nav: 'history' },
   { path: '/diff', view: renderDiff, nav: 'history' },
+  { path: '/instances', view: renderInstances, nav: 'instances' },
   { path: '/audit', view: renderAudit, nav: 'audit', role: 'editor' },
   { path: '/tokens', view: renderTokens, nav: 'tokens', role: 'admin' },
 ];

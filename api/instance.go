@@ -1,0 +1,78 @@
+package api
+
+import "time"
+
+// Report is what an agent tells the control plane about its instance: POST
+// /api/v1/instances/{name}/report, after each apply and as a heartbeat.
+type Report struct {
+	// Version is the agent's restyplane version.
+	Version string `json:"version" example:"v0.9.0"`
+	// State is its OpenResty's state (running, starting, stopped, ...).
+	State string `json:"state" example:"running"`
+	// Applied is the revision the instance serves, 0 before the first apply.
+	Applied int64 `json:"applied"`
+	// Rejected is the head revision the instance's nginx refused, 0 when none.
+	Rejected int64 `json:"rejected,omitempty"`
+	// Applies are the apply records since the last report that got through.
+	Applies []ApplyRecord `json:"applies,omitempty"`
+	// Counters are the cumulative request and 5xx counts per server since nginx started.
+	Counters map[string]ServerCounter `json:"counters,omitempty"`
+}
+
+// ServerCounter is one server's cumulative request and 5xx counts.
+type ServerCounter struct {
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+}
+
+// Validate checks what a report says about itself; its apply records are the agent's own
+// and are stored as they come, under the instance's name.
+func (r *Report) Validate() error {
+	if len(r.Version) > 100 || len(r.State) > 32 {
+		return Invalid("version", "version and state must be short")
+	}
+	if r.Applied < 0 || r.Rejected < 0 {
+		return Invalid("applied", "revisions are not negative")
+	}
+	if len(r.Applies) > 1000 {
+		return Invalid("applies", "at most 1000 apply records per report")
+	}
+	if len(r.Counters) > 100000 {
+		return Invalid("counters", "too many servers")
+	}
+	return nil
+}
+
+// Instance is one OpenResty data plane as the control plane sees it: the answer to GET
+// /api/v1/instances.
+type Instance struct {
+	Name    string `json:"name" example:"edge-1"`
+	Version string `json:"version,omitempty"`
+	// Managed is true for serve's own OpenResty, which reads the history directly.
+	Managed bool `json:"managed,omitempty"`
+	// Connected says whether the agent holds an open feed stream now.
+	Connected bool      `json:"connected"`
+	FirstSeen time.Time `json:"firstSeen"`
+	LastSeen  time.Time `json:"lastSeen"`
+	// Applied is the revision it serves; Lag is how many revisions the head is ahead.
+	Applied  int64  `json:"applied"`
+	Lag      int64  `json:"lag"`
+	Rejected int64  `json:"rejected,omitempty"`
+	State    string `json:"state"`
+	// LastApply is its newest apply attempt, with nginx's error when it was rejected.
+	LastApply *ApplyRecord `json:"lastApply,omitempty"`
+}
+
+// InstanceList is the answer to GET /api/v1/instances.
+type InstanceList struct {
+	Items []Instance `json:"items"`
+	Head  int64      `json:"head"`
+}
+
+// Fleet sums up the instances for GET /api/v1/status.
+type Fleet struct {
+	Instances int `json:"instances"`
+	// AtHead counts the instances that serve the head revision.
+	AtHead    int `json:"atHead"`
+	Connected int `json:"connected"`
+}

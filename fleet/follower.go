@@ -1,0 +1,187 @@
+// Package fleet is the agent's side of the feed: it follows the control plane's stream of
+// states, keeps the last applied state on disk, and reports back. The applier sees a
+// Follower as its Store.
+package fleet
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Options configure a Follower.
+type Options struct {
+	// ControlPlane is the control plane's base URL (http:// or https://).
+	ControlPlane string
+	// Token is a dataplane token's secret.
+	Token string
+	// CAFile, when set, holds the PEM certificates that sign the control plane's.
+	CAFile string
+	// Name is the instance's name, as the control plane lists it.
+	Name string
+	// DataDir holds state.json, the last applied state.
+	DataDir string
+	// Version is the agent's restyplane version, sent with every report.
+	Version string
+	// ReadTimeout is how long a stream may stay silent before it counts as dead (the
+	// control plane sends a keep-alive every 10 s); zero means 30 s.
+	ReadTimeout time.Duration
+	// ReportEvery is the heartbeat interval; zero means 5 s.
+	ReportEvery time.Duration
+	// MinBackoff and MaxBackoff bound the reconnect delays; zero means 200 ms and 10 s.
+	MinBackoff, MaxBackoff time.Duration
+	Logger                 *slog.Logger
+}
+
+// Reporter says what the instance runs, for the reports: the applier's status and the
+// nginx counters.
+type Reporter func(ctx context.Context) api.Report
+
+// Follower holds the newest state the control plane sent (or, until it answers, the last
+// applied one from disk) and implements the applier's Store.
+type Follower struct {
+	opts   Options
+	client *http.Client
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	head     *api.State
+	changed  chan struct{}
+	loaded   chan struct{} // closed once a state is held
+	recent   map[int64]*api.State
+	pending  []api.ApplyRecord
+	reporter Reporter
+	applied  int64
+	relist   bool // the resume point is gone: ask for a snapshot
+
+	kick    chan struct{} // asks the reporter loop for a report now
+	persist chan *api.State
+}
+
+// New returns a follower; Load reads the state on disk, Run follows the feed.
+func New(o Options) (*Follower, error) {
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = 30 * time.Second
+	}
+	if o.ReportEvery <= 0 {
+		o.ReportEvery = 5 * time.Second
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = 200 * time.Millisecond
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 10 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	o.ControlPlane = strings.TrimRight(o.ControlPlane, "/")
+	if !strings.HasPrefix(o.ControlPlane, "http://") && !strings.HasPrefix(o.ControlPlane, "https://") {
+		return nil, fmt.Errorf("control plane %q: want an http:// or https:// URL", o.ControlPlane)
+	}
+	if err := api.ValidName("name", o.Name); err != nil {
+		return nil, fmt.Errorf("instance name %q: %w", o.Name, err)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("read CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("CA file %s holds no PEM certificate", o.CAFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	return &Follower{opts: o, client: &http.Client{Transport: tr}, log: o.Logger,
+		head: api.NewState(), changed: make(chan struct{}), loaded: make(chan struct{}),
+		recent: map[int64]*api.State{}, kick: make(chan struct{}, 1), persist: make(chan *api.State, 1)}, nil
+}
+
+// Head returns the newest state held; an empty one at revision 0 before any.
+func (f *Follower) Head() *api.State {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.head
+}
+
+// HeadChanged returns a channel closed at the next new state.
+func (f *Follower) HeadChanged() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.changed
+}
+
+// Loaded is closed once the follower holds a state, from disk or from the feed.
+func (f *Follower) Loaded() <-chan struct{} { return f.loaded }
+
+// setHead installs a new state and wakes the applier.
+func (f *Follower) setHead(s *api.State) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.head, f.relist = s, false
+	f.recent[s.Revision] = s
+	close(f.changed)
+	f.changed = make(chan struct{})
+	select {
+	case <-f.loaded:
+	default:
+		close(f.loaded)
+	}
+}
+
+// RecordApply keeps the record for the next report; a success makes that revision's state
+// the one kept on disk.
+func (f *Follower) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
+	f.mu.Lock()
+	if len(f.pending) < 1000 {
+		f.pending = append(f.pending, *rec)
+	}
+	var st *api.State
+	if rec.Outcome == api.OutcomeSuccess {
+		st = f.recent[rec.Revision]
+		f.applied = rec.Revision
+		for rev := range f.recent {
+			if rev < rec.Revision {
+				delete(f.recent, rev)
+			}
+		}
+	}
+	f.mu.Unlock()
+	if st != nil {
+		select { // the newest state wins: a slower disk never holds the applier up
+		case <-f.persist:
+		default:
+		}
+		f.persist <- st
+	}
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Rollback refuses: an agent never writes history. Its applier runs without automatic
+// rollback; the fleet's decision belongs to the control plane.
+func (f *Follower) Rollback(ctx context.Context, meta api.Meta, to int64) (*api.WriteResult, error) {
+	return nil, errors.New("an agent does not write history")
+}
+
+// SetReporter sets what the reports say about the instance.
+func (f *Follower) SetReporter(r Reporter) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reporter = r
+}

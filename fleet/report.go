@@ -1,0 +1,70 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// reportLoop sends a report after each apply and a heartbeat every ReportEvery.
+func (f *Follower) reportLoop(ctx context.Context) {
+	t := time.NewTicker(f.opts.ReportEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.kick:
+		case <-t.C:
+		}
+		if err := f.sendReport(ctx); err != nil && ctx.Err() == nil {
+			f.log.Debug("report", "err", err)
+		}
+	}
+}
+
+// sendReport posts what the reporter says with the apply records not yet reported; they
+// stay pending until a report carrying them got through.
+func (f *Follower) sendReport(ctx context.Context) error {
+	f.mu.Lock()
+	reporter, pending := f.reporter, append([]api.ApplyRecord(nil), f.pending...)
+	f.mu.Unlock()
+	var rep api.Report
+	if reporter != nil {
+		rep = reporter(ctx)
+	}
+	rep.Version, rep.Applies = f.opts.Version, pending
+	body, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	u := f.opts.ControlPlane + "/api/v1/instances/" + url.PathEscape(f.opts.Name) + "/report"
+	req, err := http.NewRequestWithContext(rctx, "POST", u, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+f.opts.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return fmt.Errorf("report answered %d: %s", resp.StatusCode, b)
+	}
+	f.mu.Lock()
+	f.pending = f.pending[len(pending):]
+	f.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,136 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// feedKeepAlive is how often an idle feed stream sends a keep-alive line, so that an agent
+// notices a dead connection (it gives up after about three missed ones).
+const feedKeepAlive = 10 * time.Second
+
+// feed godoc
+//
+//	@Summary	The data planes' feed: the head, then every change (NDJSON stream)
+//	@Description	For the dataplane role only: the lines carry certificates' private keys. The first line is a snapshot of the head unless `from` is the head; when `from` is an older revision, a delta from it instead. Then, at each new head, one delta of what changed since the last line sent (a burst of revisions, or a slow reader, gets one delta covering them all), and a keep-alive line every 10 s. A `from` newer than the head or no longer in the history answers 410: list again without it.
+//	@Tags		fleet
+//	@Produce	application/x-ndjson
+//	@Param		instance	query		string	true	"the agent's instance name"
+//	@Param		from		query		int		false	"the revision the agent holds"
+//	@Success	200			{object}	api.FeedMessage	"one message per line"
+//	@Failure	400			{object}	ErrorResponse
+//	@Failure	401			{object}	ErrorResponse
+//	@Failure	403			{object}	ErrorResponse
+//	@Failure	410			{object}	ErrorResponse
+//	@Security	BearerAuth
+//	@Router		/api/v1/feed [get]
+func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
+	name := r.URL.Query().Get("instance")
+	if err := api.ValidName("instance", name); err != nil {
+		return err
+	}
+	from, err := queryInt(r, "from", 0, 0, math.MaxInt64)
+	if err != nil {
+		return err
+	}
+	sent, err := s.resumePoint(r, from)
+	if err != nil {
+		return err
+	}
+	rc := http.NewResponseController(w)
+	// The stream outlives any write timeout the http.Server has.
+	_ = rc.SetWriteDeadline(time.Time{})
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	s.fleet.connect(name)
+	defer s.fleet.disconnect(name)
+	out := &countingWriter{w: w}
+	enc := json.NewEncoder(out)
+	send := func(m *api.FeedMessage) error {
+		out.n = 0
+		err := enc.Encode(m)
+		s.fleet.feedBytes.WithLabelValues(name).Add(float64(out.n))
+		if err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if sent != nil && sent.Revision == s.store.Head().Revision {
+		// Nothing to send, but the agent learns at once that the stream is up.
+		if err := send(&api.FeedMessage{Type: api.FeedKeepAlive, Revision: sent.Revision}); err != nil {
+			return nil
+		}
+	}
+	keepAlive := time.NewTicker(s.keepAlive)
+	defer keepAlive.Stop()
+	for {
+		// Take the channel before reading the head, so that a revision between the two
+		// still wakes the loop. The delta is computed now, from what this stream sent
+		// last: a reader that fell behind gets one delta, never a growing backlog.
+		changed := s.store.HeadChanged()
+		head := s.store.Head()
+		var m api.FeedMessage
+		switch {
+		case sent == nil:
+			m = api.Snapshot(head)
+		case sent.Revision != head.Revision:
+			m = api.Delta(sent, head)
+		}
+		if m.Type != "" {
+			if err := send(&m); err != nil {
+				return nil
+			}
+			sent = head
+			keepAlive.Reset(s.keepAlive)
+		}
+		select {
+		case <-r.Context().Done():
+			return nil
+		case <-s.closing:
+			return nil
+		case <-changed:
+		case <-keepAlive.C:
+			if err := send(&api.FeedMessage{Type: api.FeedKeepAlive, Revision: sent.Revision}); err != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// resumePoint returns the state at from, the point a stream's first delta starts from: nil
+// for a snapshot. A from the history does not hold is 410 Gone, so the agent lists again.
+func (s *Server) resumePoint(r *http.Request, from int64) (*api.State, error) {
+	if from == 0 {
+		return nil, nil
+	}
+	head := s.store.Head()
+	if from > head.Revision {
+		return nil, api.Errorf(api.EGone, "revision %d is newer than the head %d: this is another history; list again without from", from, head.Revision)
+	}
+	if from == head.Revision {
+		return head, nil
+	}
+	st, err := s.store.State(r.Context(), from, true)
+	if api.ErrorCode(err) == api.ENotFound {
+		return nil, api.Errorf(api.EGone, "revision %d is no longer in the history: list again without from", from)
+	}
+	return st, err
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
+}

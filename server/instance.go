@@ -1,0 +1,137 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// maxReportBody bounds a report: counters of thousands of servers and a backlog of apply
+// records fit well under it.
+const maxReportBody = 8 << 20
+
+// report godoc
+//
+//	@Summary	An agent reports on its instance
+//	@Description	For the dataplane role only. Stores the apply records (under the instance's name: /applies and the audit log show them) and the instance's version, state and applied revision. Agents send one after each apply and as a heartbeat.
+//	@Tags		fleet
+//	@Accept		json
+//	@Param		name	path	string		true	"the instance name"
+//	@Param		report	body	api.Report	true	"the report"
+//	@Success	204
+//	@Failure	400	{object}	ErrorResponse
+//	@Failure	401	{object}	ErrorResponse
+//	@Failure	403	{object}	ErrorResponse
+//	@Security	BearerAuth
+//	@Router		/api/v1/instances/{name}/report [post]
+func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
+	name := chi.URLParam(r, "name")
+	if err := api.ValidName("name", name); err != nil {
+		return err
+	}
+	var rep api.Report
+	if err := decode(w, r, &rep, maxReportBody); err != nil {
+		return err
+	}
+	if err := rep.Validate(); err != nil {
+		return err
+	}
+	now := time.Now()
+	s.observePropagation(r.Context(), &rep, now)
+	if s.fleet.report(name, &rep, now) {
+		if err := s.store.RecordReport(context.WithoutCancel(r.Context()), name, &rep, now); err != nil {
+			return err
+		}
+		s.fleet.stored(name, now)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// observePropagation measures, for the newest revision the report says went live, the
+// time from its write to now: on the control plane's clock only, so that the agents'
+// clocks do not matter.
+func (s *Server) observePropagation(ctx context.Context, rep *api.Report, now time.Time) {
+	var rev int64
+	for _, a := range rep.Applies {
+		if a.Outcome == api.OutcomeSuccess && a.Revision > rev {
+			rev = a.Revision
+		}
+	}
+	if rev == 0 {
+		return
+	}
+	var written time.Time
+	if head := s.store.Head(); head.Revision == rev {
+		written = head.Written
+	} else if r, err := s.store.Revision(ctx, rev); err == nil {
+		written = r.Time
+	}
+	if !written.IsZero() {
+		s.fleet.propagation.Observe(now.Sub(written).Seconds())
+	}
+}
+
+// listInstances godoc
+//
+//	@Summary	List the OpenResty instances: serve's own and every agent's
+//	@Description	Each with its version, whether it holds a feed stream now, when it was last heard from, the revision it serves, how far it lags the head, its state and its last apply (with nginx's error when rejected).
+//	@Tags		fleet
+//	@Produce	json
+//	@Success	200	{object}	api.InstanceList
+//	@Failure	401	{object}	ErrorResponse
+//	@Security	BearerAuth
+//	@Router		/api/v1/instances [get]
+func (s *Server) listInstances(w http.ResponseWriter, r *http.Request) error {
+	list, err := s.instances(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, list)
+	return nil
+}
+
+// instances lists serve's own instance, when it runs one, then the agents by name.
+func (s *Server) instances(ctx context.Context) (api.InstanceList, error) {
+	head := s.store.Head().Revision
+	list := api.InstanceList{Head: head, Items: []api.Instance{}}
+	if s.applier != nil {
+		st := s.applier.Status(ctx)
+		now := time.Now().UTC()
+		list.Items = append(list.Items, api.Instance{Name: st.Instance, Version: s.version, Managed: true,
+			Connected: true, FirstSeen: s.started, LastSeen: now, Applied: st.Applied, Lag: lag(head, st.Applied),
+			Rejected: st.Rejected, State: st.State, LastApply: st.LastApply})
+	}
+	agents, err := s.store.Instances(ctx)
+	if err != nil {
+		return list, err
+	}
+	for i := range agents {
+		s.fleet.fill(&agents[i])
+		agents[i].Lag = lag(head, agents[i].Applied)
+	}
+	list.Items = append(list.Items, agents...)
+	return list, nil
+}
+
+// fleetSummary counts the instances and those at the head.
+func (s *Server) fleetSummary(ctx context.Context) (*api.Fleet, error) {
+	list, err := s.instances(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := &api.Fleet{Instances: len(list.Items)}
+	for _, in := range list.Items {
+		if in.Applied == list.Head {
+			f.AtHead++
+		}
+		if in.Connected {
+			f.Connected++
+		}
+	}
+	return f, nil
+}
