@@ -18,9 +18,9 @@ mode="${1:-test}"
 
 # What each mode needs. A new target adds its list here and a case below.
 run_pkgs=(nginx-light libnginx-mod-http-lua lua-cjson lua-resty-core lua-resty-lrucache)
-test_pkgs=(etcd-server chromium wrk iproute2 mmdebstrap docker.io)
+test_pkgs=(etcd-server chromium wrk iproute2 caddy mmdebstrap docker.io)
 image_pkgs=(mmdebstrap docker.io)
-bench_pkgs=(etcd-server wrk iproute2)
+bench_pkgs=(etcd-server wrk iproute2 caddy)
 
 pkgs=("${run_pkgs[@]}")
 go_tools=()

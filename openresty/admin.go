@@ -16,14 +16,21 @@ import (
 
 // AdminClient talks to the Lua admin endpoint of one instance over its unix socket.
 type AdminClient struct {
-	http     *http.Client
+	http *http.Client
+	// push sends pushes on a kept-alive connection: a new connection costs a busy worker
+	// an accept before it reads the push, on the hot path of every change. Any worker of
+	// any generation will do, since shared memory outlives a reload; a connection that an
+	// old worker closed is replaced by a retry, which a push allows (isPush).
+	push     *http.Client
 	resolver hostResolver
 }
 
 // NewAdminClient returns a client for the admin socket at path.
 func NewAdminClient(socket string) *AdminClient {
 	var d net.Dialer
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) { return d.DialContext(ctx, "unix", socket) }
 	return &AdminClient{
+		push: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 1}},
 		http: &http.Client{
 			Timeout: 10 * time.Second,
 			Transport: &http.Transport{
@@ -130,7 +137,14 @@ func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) 
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := c.http.Do(req)
+	client := c.http
+	if isPush(method, path) {
+		// A push stores the same version and bodies however often it arrives, so net/http
+		// may send it again on a new connection when a kept-alive one was closed.
+		req.Header.Set("Idempotency-Key", "push")
+		client = c.push
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("admin %s %s: %w", method, path, err)
 	}
@@ -158,4 +172,9 @@ func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) 
 		return fmt.Errorf("admin %s %s: decode answer: %w", method, path, err)
 	}
 	return nil
+}
+
+// isPush reports whether a request is a push of backends or certificates.
+func isPush(method, path string) bool {
+	return method == http.MethodPost && (path == "/backends" || path == "/certificates")
 }

@@ -147,15 +147,21 @@ func (a *Applier) Run(ctx context.Context) error {
 // something is due without a new revision: the end of the minimum reload interval, a
 // retry, or the next look at a health watch.
 func (a *Applier) step(ctx context.Context) time.Duration {
-	a.checkWatch(ctx)
 	head := a.store.Head()
 	a.mu.Lock()
 	running, rejected, lastReload, full := a.running, a.rejected, a.lastReload, a.needFull
 	a.mu.Unlock()
+	// The health watch looks at the counters only when there is nothing new to apply: the
+	// look is a round trip into a worker busy with traffic, and taken before a push it
+	// delayed every change under load by one. A revision still watched when the next one
+	// arrives is promoted by that apply (startWatch) as before; it only misses the look
+	// that the wake-up used to add between two of the watch's own polls.
 	if !full && running != nil && running.Revision == head.Revision && !a.retryDue() {
+		a.checkWatch(ctx)
 		return a.idleDelay()
 	}
 	if !full && rejected == head.Revision {
+		a.checkWatch(ctx)
 		return a.watchDelay()
 	}
 	p, err := a.plan(head, full)
