@@ -9,8 +9,10 @@ import (
 
 // Error codes. Each maps to one HTTP status in the server and nowhere else.
 const (
-	EInvalid            = "invalid"
-	ENotFound           = "not_found"
+	EInvalid  = "invalid"
+	ENotFound = "not_found"
+	// EGone: the thing existed but the retention policy pruned it; asking again never helps.
+	EGone               = "gone"
 	EConflict           = "conflict"
 	EPreconditionFailed = "precondition_failed"
 	EUnauthorized       = "unauthorized"

@@ -17,6 +17,7 @@ var statusOf = map[string]int{
 	api.EUnauthorized:       http.StatusUnauthorized,
 	api.EForbidden:          http.StatusForbidden,
 	api.ENotFound:           http.StatusNotFound,
+	api.EGone:               http.StatusGone,
 	codeMethodNotAllowed:    http.StatusMethodNotAllowed,
 	api.EConflict:           http.StatusConflict,
 	api.EPreconditionFailed: http.StatusPreconditionFailed,

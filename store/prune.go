@@ -1,0 +1,158 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Prune applies the retention policy: it removes the revisions older than both of its
+// limits, with their object rows, and the apply records and audit events as old, in one
+// transaction under the writer lock. The state at every kept revision stays exactly what
+// it was: for each object its newest row at or below the cutoff stays (unless it is a
+// delete nothing older needs), and so does every row a kept row's body_of names; a
+// revision that still owns such rows stays as a row below the floor, which reads answer as
+// pruned. A prune that removes something writes an audit event saying how much.
+func (s *Store) Prune(ctx context.Context, meta api.Meta, now time.Time) (api.PruneResult, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	pol, err := s.Retention(ctx)
+	if err != nil {
+		return api.PruneResult{}, err
+	}
+	res := api.PruneResult{Floor: pol.Floor}
+	if !pol.Enabled() {
+		return res, nil
+	}
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return res, fmt.Errorf("begin prune: %w", err)
+	}
+	defer tx.Rollback()
+	cut, err := pruneCutoff(ctx, tx, pol, now)
+	if err != nil || cut < pol.Floor {
+		return res, err
+	}
+	if err := tx.GetContext(ctx, &res.Revisions, `SELECT COUNT(*) FROM revisions WHERE id >= ? AND id <= ?`, pol.Floor, cut); err != nil {
+		return res, fmt.Errorf("count prunable revisions: %w", err)
+	}
+	if res.ObjectRows, err = pruneObjects(ctx, tx, cut); err != nil {
+		return res, err
+	}
+	var oldest int64 // the time of the oldest kept revision bounds the audit events that go
+	if err := tx.GetContext(ctx, &oldest, `SELECT created_at FROM revisions WHERE id = ?`, cut+1); err != nil {
+		return res, fmt.Errorf("time of revision %d: %w", cut+1, err)
+	}
+	steps := []struct {
+		n    *int64
+		q    string
+		args []any
+	}{
+		{&res.RevisionRows, `DELETE FROM revisions WHERE id <= ?
+			AND NOT EXISTS (SELECT 1 FROM object_versions v WHERE v.revision = revisions.id)`, []any{cut}},
+		{&res.Applies, `DELETE FROM applies WHERE revision <= ?`, []any{cut}},
+		{&res.AuditEvents, `DELETE FROM audit_events WHERE created_at < ? AND created_at < ?`,
+			[]any{oldest, pol.Cutoff(now).UnixNano()}},
+	}
+	for _, st := range steps {
+		if *st.n, err = rowsAffected(tx.ExecContext(ctx, st.q, st.args...)); err != nil {
+			return res, fmt.Errorf("prune: %w", err)
+		}
+	}
+	res.Floor = cut + 1
+	if _, err := tx.ExecContext(ctx, `UPDATE retention SET floor = ? WHERE id = 1`, res.Floor); err != nil {
+		return res, fmt.Errorf("set retention floor: %w", err)
+	}
+	ev := api.AuditEvent{Time: now.UTC(), Actor: meta.Actor, Action: api.AuditPrune, Target: "history",
+		Revision: res.Floor, Outcome: "success", Remote: meta.Remote,
+		Detail: fmt.Sprintf("pruned %d revisions (%d revision rows, %d object rows, %d applies, %d audit events); oldest kept revision %d",
+			res.Revisions, res.RevisionRows, res.ObjectRows, res.Applies, res.AuditEvents, res.Floor)}
+	if err := insertAudit(ctx, tx, ev); err != nil {
+		return res, err
+	}
+	if err := tx.Commit(); err != nil {
+		return api.PruneResult{Floor: pol.Floor}, fmt.Errorf("commit prune: %w", err)
+	}
+	return res, nil
+}
+
+// pruneCutoff is the newest revision the policy lets go: below both the newest
+// KeepRevisions and the first revision written after the cutoff time. Revisions are
+// ordered by id, not by clock, so a clock that stepped back never prunes a recent one.
+func pruneCutoff(ctx context.Context, tx *sqlx.Tx, pol api.Retention, now time.Time) (int64, error) {
+	var nth sql.NullInt64
+	err := tx.GetContext(ctx, &nth, `SELECT id FROM revisions WHERE id >= ? ORDER BY id DESC LIMIT 1 OFFSET ?`,
+		pol.Floor, pol.KeepRevisions-1)
+	if err == sql.ErrNoRows || (err == nil && !nth.Valid) {
+		return 0, nil // fewer revisions than the policy keeps
+	} else if err != nil {
+		return 0, fmt.Errorf("find the oldest revision to keep: %w", err)
+	}
+	var recent sql.NullInt64
+	if err := tx.GetContext(ctx, &recent, `SELECT MIN(id) FROM revisions WHERE id >= ? AND created_at >= ?`,
+		pol.Floor, pol.Cutoff(now).UnixNano()); err != nil {
+		return 0, fmt.Errorf("find the oldest recent revision: %w", err)
+	}
+	keep := nth.Int64
+	if recent.Valid {
+		keep = min(keep, recent.Int64)
+	}
+	return keep - 1, nil
+}
+
+// pruneObjects deletes the object rows at or below cut that no kept state needs, and
+// returns how many went.
+func pruneObjects(ctx context.Context, tx *sqlx.Tx, cut int64) (int64, error) {
+	const create = `CREATE TEMP TABLE IF NOT EXISTS prune_keep (kind TEXT, name TEXT, revision INTEGER,
+		PRIMARY KEY (kind, name, revision)) WITHOUT ROWID`
+	if _, err := tx.ExecContext(ctx, create); err != nil {
+		return 0, fmt.Errorf("prepare prune: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM temp.prune_keep`); err != nil {
+		return 0, fmt.Errorf("prepare prune: %w", err)
+	}
+	marks := []string{
+		// The state at the cutoff, and so at every kept revision, reads these rows.
+		`INSERT INTO temp.prune_keep SELECT kind, name, MAX(revision) FROM object_versions
+			WHERE revision <= ?1 GROUP BY kind, name`,
+		// Rows holding the bodies that kept rows point at. body_of always names a row that
+		// holds its body itself, so one pass finds them all.
+		`INSERT OR IGNORE INTO temp.prune_keep SELECT v.kind, v.name, v.body_of FROM object_versions v
+			WHERE v.body_of IS NOT NULL AND v.body_of <= ?1 AND (v.revision > ?1 OR EXISTS (SELECT 1
+				FROM temp.prune_keep k WHERE k.kind = v.kind AND k.name = v.name AND k.revision = v.revision))`,
+		// A newest row that is a delete is needed only while an older row of that object
+		// stays: without the delete, that older row would be the state again.
+		`DELETE FROM temp.prune_keep WHERE revision <= ?1 AND EXISTS (SELECT 1 FROM object_versions v
+				WHERE v.kind = prune_keep.kind AND v.name = prune_keep.name AND v.revision = prune_keep.revision
+				AND v.op = 'delete')
+			AND NOT EXISTS (SELECT 1 FROM temp.prune_keep o WHERE o.kind = prune_keep.kind
+				AND o.name = prune_keep.name AND o.revision < prune_keep.revision)`,
+	}
+	for _, q := range marks {
+		if _, err := tx.ExecContext(ctx, q, cut); err != nil {
+			return 0, fmt.Errorf("mark rows to keep: %w", err)
+		}
+	}
+	n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM object_versions WHERE revision <= ?
+		AND NOT EXISTS (SELECT 1 FROM temp.prune_keep k WHERE k.kind = object_versions.kind
+			AND k.name = object_versions.name AND k.revision = object_versions.revision)`, cut))
+	if err != nil {
+		return 0, fmt.Errorf("delete object rows: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM temp.prune_keep`); err != nil {
+		return 0, fmt.Errorf("clear prune marks: %w", err)
+	}
+	return n, nil
+}
+
+func rowsAffected(r sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return r.RowsAffected()
+}
