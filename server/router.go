@@ -131,6 +131,9 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Get("/tokens", s.handle(s.listTokens))
 			r.Post("/tokens", s.handle(s.createToken))
 			r.Delete("/tokens/{id}", s.handle(s.deleteToken))
+			r.Get("/retention", s.handle(s.getRetention))
+			r.Put("/retention", s.handle(s.putRetention))
+			r.Post("/retention/prune", s.handle(s.prune))
 		})
 	})
 	return r

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -33,6 +34,10 @@ type Store interface {
 
 	Applies(ctx context.Context, before int64, limit int) ([]api.ApplyRecord, error)
 	LastApply(ctx context.Context, outcome string) (*api.ApplyRecord, error)
+
+	Retention(ctx context.Context) (api.Retention, error)
+	SetRetention(ctx context.Context, meta api.Meta, r api.Retention) (api.Retention, error)
+	Prune(ctx context.Context, meta api.Meta, now time.Time) (api.PruneResult, error)
 }
 
 // Applier is what the server asks of the OpenResty applier when one runs; it is nil when

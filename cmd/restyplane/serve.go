@@ -35,6 +35,9 @@ type serveConfig struct {
 	dataDir   string
 	logLevel  string
 	logFormat string
+	// pruneEvery is how often the retention policy is applied; the policy itself (off by
+	// default) is set through the API.
+	pruneEvery string
 
 	proxy proxyConfig
 	kube  kubeConfig
@@ -49,6 +52,8 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		"debug, info, warn or error (env RESTYPLANE_LOG_LEVEL)")
 	fs.StringVar(&c.logFormat, "log-format", env("RESTYPLANE_LOG_FORMAT", "text"),
 		"text or json (env RESTYPLANE_LOG_FORMAT)")
+	fs.StringVar(&c.pruneEvery, "prune-interval", env("RESTYPLANE_PRUNE_INTERVAL", "1h"),
+		"how often to apply the history's retention policy, which is off until an admin sets it (env RESTYPLANE_PRUNE_INTERVAL)")
 	c.proxy.flags(fs)
 	c.kube.flags(fs)
 }
@@ -84,6 +89,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("open the history: %w", err)
 	}
 	defer st.Close()
+	pruneEvery, err := time.ParseDuration(cfg.pruneEvery)
+	if err != nil || pruneEvery <= 0 {
+		return fmt.Errorf("--prune-interval %q: want a positive duration such as 1h", cfg.pruneEvery)
+	}
+	// The pruner stops when serve returns, for whatever reason, and is waited for before
+	// the store closes.
+	pctx, stopPruner := context.WithCancel(ctx)
+	pruned := make(chan struct{})
+	go func() { server.NewPruner(st, pruneEvery, log).Run(pctx); close(pruned) }()
+	defer func() { stopPruner(); <-pruned }()
 	if err := bootstrapAdmin(ctx, st, os.Getenv("RESTYPLANE_ADMIN_TOKEN"), stdout, log); err != nil {
 		return err
 	}
