@@ -11,16 +11,19 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
+// pruneBatch is how many revisions one prune transaction removes at most: the writer lock
+// is held per batch, so writes wait for one batch, never for a whole large prune.
+const pruneBatch = 5000
+
 // Prune applies the retention policy: it removes the revisions older than both of its
-// limits, with their object rows, and the apply records and audit events as old, in one
-// transaction under the writer lock. The state at every kept revision stays exactly what
-// it was: for each object its newest row at or below the cutoff stays (unless it is a
-// delete nothing older needs), and so does every row a kept row's body_of names; a
-// revision that still owns such rows stays as a row below the floor, which reads answer as
-// pruned. A prune that removes something writes an audit event saying how much.
+// limits, with their object rows, and the apply records and audit events as old, in
+// transactions of at most pruneBatch revisions under the writer lock. The state at every
+// kept revision stays exactly what it was: for each object its newest row at or below the
+// cutoff stays (unless it is a delete nothing older needs), and so does every row a kept
+// row's body_of names; a revision that still owns such rows stays as a row below the
+// floor, which reads answer as pruned. A prune that removes something writes one audit
+// event saying how much, also when it fails halfway (each batch is whole on its own).
 func (s *Store) Prune(ctx context.Context, meta api.Meta, now time.Time) (api.PruneResult, error) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
 	pol, err := s.Retention(ctx)
 	if err != nil {
 		return api.PruneResult{}, err
@@ -29,64 +32,87 @@ func (s *Store) Prune(ctx context.Context, meta api.Meta, now time.Time) (api.Pr
 	if !pol.Enabled() {
 		return res, nil
 	}
+	cut, err := pruneCutoff(ctx, s.db, pol, now)
+	if err != nil {
+		return res, err
+	}
+	for err == nil && max(res.Floor, 1) <= cut {
+		err = s.pruneTo(ctx, min(cut, max(res.Floor, 1)+pruneBatch-1), pol.Cutoff(now), &res)
+	}
+	if res.Revisions == 0 {
+		return res, err
+	}
+	ev := api.AuditEvent{Time: now.UTC(), Actor: meta.Actor, Action: api.AuditPrune, Target: "history",
+		Revision: res.Floor, Outcome: "success", Remote: meta.Remote,
+		Detail: fmt.Sprintf("pruned %d revisions (%d revision rows, %d object rows, %d applies, %d audit events); oldest kept revision %d",
+			res.Revisions, res.RevisionRows, res.ObjectRows, res.Applies, res.AuditEvents, res.Floor)}
+	if err != nil {
+		ev.Outcome, ev.Detail = "failure", ev.Detail+"; stopped: "+err.Error()
+	}
+	if aerr := s.AddAudit(ctx, ev); aerr != nil && err == nil {
+		err = aerr
+	}
+	return res, err
+}
+
+// pruneTo prunes every revision at or below cut in one transaction and adds what went to
+// res.
+func (s *Store) pruneTo(ctx context.Context, cut int64, before time.Time, res *api.PruneResult) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
-		return res, fmt.Errorf("begin prune: %w", err)
+		return fmt.Errorf("begin prune: %w", err)
 	}
 	defer tx.Rollback()
-	cut, err := pruneCutoff(ctx, tx, pol, now)
-	if err != nil || cut < pol.Floor {
-		return res, err
+	var b api.PruneResult
+	if err := tx.GetContext(ctx, &b.Revisions, `SELECT COUNT(*) FROM revisions WHERE id >= ? AND id <= ?`, res.Floor, cut); err != nil {
+		return fmt.Errorf("count prunable revisions: %w", err)
 	}
-	if err := tx.GetContext(ctx, &res.Revisions, `SELECT COUNT(*) FROM revisions WHERE id >= ? AND id <= ?`, pol.Floor, cut); err != nil {
-		return res, fmt.Errorf("count prunable revisions: %w", err)
-	}
-	if res.ObjectRows, err = pruneObjects(ctx, tx, cut); err != nil {
-		return res, err
+	if b.ObjectRows, err = pruneObjects(ctx, tx, cut); err != nil {
+		return err
 	}
 	var oldest int64 // the time of the oldest kept revision bounds the audit events that go
 	if err := tx.GetContext(ctx, &oldest, `SELECT created_at FROM revisions WHERE id = ?`, cut+1); err != nil {
-		return res, fmt.Errorf("time of revision %d: %w", cut+1, err)
+		return fmt.Errorf("time of revision %d: %w", cut+1, err)
 	}
 	steps := []struct {
 		n    *int64
 		q    string
 		args []any
 	}{
-		{&res.RevisionRows, `DELETE FROM revisions WHERE id <= ?
+		{&b.RevisionRows, `DELETE FROM revisions WHERE id <= ?
 			AND NOT EXISTS (SELECT 1 FROM object_versions v WHERE v.revision = revisions.id)`, []any{cut}},
-		{&res.Applies, `DELETE FROM applies WHERE revision <= ?`, []any{cut}},
-		{&res.AuditEvents, `DELETE FROM audit_events WHERE created_at < ? AND created_at < ?`,
-			[]any{oldest, pol.Cutoff(now).UnixNano()}},
+		{&b.Applies, `DELETE FROM applies WHERE revision <= ?`, []any{cut}},
+		{&b.AuditEvents, `DELETE FROM audit_events WHERE created_at < ? AND created_at < ?`,
+			[]any{oldest, before.UnixNano()}},
 	}
 	for _, st := range steps {
 		if *st.n, err = rowsAffected(tx.ExecContext(ctx, st.q, st.args...)); err != nil {
-			return res, fmt.Errorf("prune: %w", err)
+			return fmt.Errorf("prune: %w", err)
 		}
 	}
-	res.Floor = cut + 1
-	if _, err := tx.ExecContext(ctx, `UPDATE retention SET floor = ? WHERE id = 1`, res.Floor); err != nil {
-		return res, fmt.Errorf("set retention floor: %w", err)
-	}
-	ev := api.AuditEvent{Time: now.UTC(), Actor: meta.Actor, Action: api.AuditPrune, Target: "history",
-		Revision: res.Floor, Outcome: "success", Remote: meta.Remote,
-		Detail: fmt.Sprintf("pruned %d revisions (%d revision rows, %d object rows, %d applies, %d audit events); oldest kept revision %d",
-			res.Revisions, res.RevisionRows, res.ObjectRows, res.Applies, res.AuditEvents, res.Floor)}
-	if err := insertAudit(ctx, tx, ev); err != nil {
-		return res, err
+	if _, err := tx.ExecContext(ctx, `UPDATE retention SET floor = ? WHERE id = 1`, cut+1); err != nil {
+		return fmt.Errorf("set retention floor: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return api.PruneResult{Floor: pol.Floor}, fmt.Errorf("commit prune: %w", err)
+		return fmt.Errorf("commit prune: %w", err)
 	}
-	return res, nil
+	res.Revisions += b.Revisions
+	res.RevisionRows += b.RevisionRows
+	res.ObjectRows += b.ObjectRows
+	res.Applies += b.Applies
+	res.AuditEvents += b.AuditEvents
+	res.Floor = cut + 1
+	return nil
 }
 
 // pruneCutoff is the newest revision the policy lets go: below both the newest
 // KeepRevisions and the first revision written after the cutoff time. Revisions are
 // ordered by id, not by clock, so a clock that stepped back never prunes a recent one.
-func pruneCutoff(ctx context.Context, tx *sqlx.Tx, pol api.Retention, now time.Time) (int64, error) {
+func pruneCutoff(ctx context.Context, tx sqlx.QueryerContext, pol api.Retention, now time.Time) (int64, error) {
 	var nth sql.NullInt64
-	err := tx.GetContext(ctx, &nth, `SELECT id FROM revisions WHERE id >= ? ORDER BY id DESC LIMIT 1 OFFSET ?`,
+	err := sqlx.GetContext(ctx, tx, &nth, `SELECT id FROM revisions WHERE id >= ? ORDER BY id DESC LIMIT 1 OFFSET ?`,
 		pol.Floor, pol.KeepRevisions-1)
 	if err == sql.ErrNoRows || (err == nil && !nth.Valid) {
 		return 0, nil // fewer revisions than the policy keeps
@@ -94,7 +120,7 @@ func pruneCutoff(ctx context.Context, tx *sqlx.Tx, pol api.Retention, now time.T
 		return 0, fmt.Errorf("find the oldest revision to keep: %w", err)
 	}
 	var recent sql.NullInt64
-	if err := tx.GetContext(ctx, &recent, `SELECT MIN(id) FROM revisions WHERE id >= ? AND created_at >= ?`,
+	if err := sqlx.GetContext(ctx, tx, &recent, `SELECT MIN(id) FROM revisions WHERE id >= ? AND created_at >= ?`,
 		pol.Floor, pol.Cutoff(now).UnixNano()); err != nil {
 		return 0, fmt.Errorf("find the oldest recent revision: %w", err)
 	}

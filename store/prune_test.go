@@ -109,17 +109,22 @@ func TestPrunedHistoryKeepsEveryKeptState(t *testing.T) {
 	buildHistory(t, s)
 	before := statesOf(t, s, 1)
 	head := s.Head().Revision
-	if _, err := s.SetRetention(ctx, meta("policy"), api.Retention{KeepRevisions: 20}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.Prune(ctx, api.Meta{Actor: "admin"}, time.Now())
-	if err != nil {
-		t.Fatal(err)
+	// Two prunes, the second over what the first left below its floor, end where one would.
+	var res api.PruneResult
+	for _, keep := range []int64{40, 20} {
+		if _, err := s.SetRetention(ctx, meta("policy"), api.Retention{KeepRevisions: keep}); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if res, err = s.Prune(ctx, api.Meta{Actor: "admin"}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if floor := head - keep + 1; res.Floor != floor || res.ObjectRows == 0 {
+			t.Fatalf("prune keeping %d = %+v, want floor %d", keep, res, floor)
+		}
 	}
 	floor := head - 19
-	if res.Floor != floor || res.Revisions != floor-1 || res.ObjectRows == 0 {
-		t.Fatalf("prune = %+v, want floor %d and %d revisions", res, floor, floor-1)
-	}
+	var err error
 	// Rows below the floor stay: the state at the floor needs them, and the late rollback
 	// points at backend x's body of revision 1.
 	var x1, dangling int
@@ -151,8 +156,8 @@ func TestPrunedHistoryKeepsEveryKeptState(t *testing.T) {
 		t.Fatalf("listed %d revisions, want the 20 kept", len(list))
 	}
 	ev, _ := s.AuditEvents(ctx, api.AuditFilter{Action: api.AuditPrune})
-	if len(ev) != 1 || ev[0].Actor != "admin" || ev[0].Revision != floor ||
-		!strings.Contains(ev[0].Detail, fmt.Sprintf("pruned %d revisions", floor-1)) ||
+	if len(ev) != 2 || ev[0].Actor != "admin" || ev[0].Revision != floor ||
+		!strings.Contains(ev[0].Detail, "pruned 20 revisions") ||
 		!strings.Contains(ev[0].Detail, fmt.Sprintf("oldest kept revision %d", floor)) {
 		t.Fatalf("prune audit events = %+v", ev)
 	}
@@ -196,8 +201,11 @@ func TestPruneKeepsRecentRevisionsAndPrunesApplies(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Everything is younger than a day: nothing goes although only one revision must stay.
-	if res, err := s.Prune(ctx, meta("prune"), time.Now()); err != nil || res.Revisions != 0 {
+	if res, err := s.Prune(ctx, meta("prune"), time.Now()); err != nil || res != (api.PruneResult{}) {
 		t.Fatalf("prune of recent revisions = %+v, %v; want none", res, err)
+	}
+	if _, err := s.Diff(ctx, 0, head.Revision); err != nil {
+		t.Fatalf("diff from 0 after a prune that removed nothing: %v", err)
 	}
 	res, err := s.Prune(ctx, meta("prune"), time.Now().Add(48*time.Hour))
 	if err != nil || res.Floor != head.Revision || res.Applies != 1 {
