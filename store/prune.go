@@ -143,8 +143,10 @@ func pruneObjects(ctx context.Context, tx *sqlx.Tx, cut int64) (int64, error) {
 		return 0, fmt.Errorf("prepare prune: %w", err)
 	}
 	marks := []string{
-		// The state at the cutoff, and so at every kept revision, reads these rows.
-		`INSERT INTO temp.prune_keep SELECT kind, name, MAX(revision) FROM object_versions
+		// The state at the cutoff, and so at every kept revision, reads these rows. The
+		// index reads only the rows at or below the cutoff: after earlier batches, few.
+		`INSERT INTO temp.prune_keep SELECT kind, name, MAX(revision)
+			FROM object_versions INDEXED BY object_versions_by_revision
 			WHERE revision <= ?1 GROUP BY kind, name`,
 		// Rows holding the bodies that kept rows point at. body_of always names a row that
 		// holds its body itself, so one pass finds them all.

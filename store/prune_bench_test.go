@@ -46,14 +46,39 @@ func BenchmarkPrune(b *testing.B) {
 			b.Fatal(err)
 		}
 		load := loadAverage()
+		// A writer edits one backend throughout the prune (bounded in count): the longest
+		// any of its writes took is how long the prune blocks writers.
+		stop, waited := make(chan struct{}), make(chan time.Duration, 1)
+		go func() {
+			var worst time.Duration
+			for n := 0; n < 100000; n++ {
+				select {
+				case <-stop:
+					waited <- worst
+					return
+				default:
+				}
+				t0 := time.Now()
+				if _, err := s.Write(ctx, meta("edit"), []api.Mutation{{Kind: api.KindBackend,
+					Backend: backend("backend-000", 20000+n%10000)}}); err != nil {
+					b.Error(err)
+				}
+				worst = max(worst, time.Since(t0))
+			}
+			<-stop
+			waited <- worst
+		}()
 		b.StartTimer()
 		start := time.Now()
 		res, err := s.Prune(ctx, meta("bench"), time.Now())
 		took := time.Since(start)
 		b.StopTimer()
+		close(stop)
+		worstWrite := <-waited
 		if err != nil {
 			b.Fatal(err)
 		}
+		head = s.Head()
 		if res.Revisions != pruneRevs-pruneKeep || res.Floor != pruneRevs-pruneKeep+1 {
 			b.Fatalf("prune = %+v, want %d revisions", res, pruneRevs-pruneKeep)
 		}
@@ -68,8 +93,9 @@ func BenchmarkPrune(b *testing.B) {
 		s.Close()
 		b.ReportMetric(took.Seconds(), "prune-s")
 		b.ReportMetric(float64(res.ObjectRows), "object-rows")
+		b.ReportMetric(worstWrite.Seconds()*1000, "worst-write-ms")
 		if out := os.Getenv("RESTYPLANE_BENCH_OUT"); out != "" {
-			if err := benchmd.WriteSection(out, "prune", pruneMarkdown(res, took, sizeBefore, sizeAfter, load)); err != nil {
+			if err := benchmd.WriteSection(out, "prune", pruneMarkdown(res, took, worstWrite, sizeBefore, sizeAfter, load)); err != nil {
 				b.Fatalf("write %s: %v", out, err)
 			}
 		}
@@ -141,7 +167,7 @@ func loadAverage() string {
 	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
-func pruneMarkdown(res api.PruneResult, took time.Duration, before, after [2]int64, load string) string {
+func pruneMarkdown(res api.PruneResult, took, worstWrite time.Duration, before, after [2]int64, load string) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "## Pruning the history (issue 12)\n\n")
 	fmt.Fprintf(&w, "Command: `make bench` (runs `go test ./store -run '^$' -bench '^BenchmarkPrune$' -benchtime 1x`)  \n")
@@ -151,6 +177,7 @@ func pruneMarkdown(res api.PruneResult, took time.Duration, before, after [2]int
 		pruneRevs, pruneBackends, pruneRollback, pruneKeep, pruneBatch)
 	fmt.Fprintf(&w, "| measure | result |\n|---|---|\n")
 	fmt.Fprintf(&w, "| time to prune %d revisions (all batches) | %.2f s |\n", res.Revisions, took.Seconds())
+	fmt.Fprintf(&w, "| longest single-backend write during the prune (a writer runs throughout) | %.0f ms |\n", worstWrite.Seconds()*1000)
 	fmt.Fprintf(&w, "| rows deleted | %d revisions, %d object versions, %d apply records, %d audit events |\n",
 		res.RevisionRows, res.ObjectRows, res.Applies, res.AuditEvents)
 	fmt.Fprintf(&w, "| revisions kept below the floor (their rows hold kept state or bodies) | %d |\n", res.Revisions-res.RevisionRows)
