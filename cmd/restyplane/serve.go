@@ -83,16 +83,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	pruneEvery, err := time.ParseDuration(cfg.pruneEvery)
+	if err != nil || pruneEvery <= 0 {
+		return fmt.Errorf("--prune-interval %q: want a positive duration such as 1h", cfg.pruneEvery)
+	}
 
 	st, err := store.Open(ctx, filepath.Join(cfg.dataDir, "restyplane.db"))
 	if err != nil {
 		return fmt.Errorf("open the history: %w", err)
 	}
 	defer st.Close()
-	pruneEvery, err := time.ParseDuration(cfg.pruneEvery)
-	if err != nil || pruneEvery <= 0 {
-		return fmt.Errorf("--prune-interval %q: want a positive duration such as 1h", cfg.pruneEvery)
-	}
 	// The pruner stops when serve returns, for whatever reason, and is waited for before
 	// the store closes.
 	pctx, stopPruner := context.WithCancel(ctx)
