@@ -65,8 +65,17 @@ func (s *Store) pruneTo(ctx context.Context, cut int64, before time.Time, res *a
 		return fmt.Errorf("begin prune: %w", err)
 	}
 	defer tx.Rollback()
+	// Another prune (the pruner and an admin's at once) may have gone further meanwhile.
+	var floor int64
+	if err := tx.GetContext(ctx, &floor, `SELECT floor FROM retention WHERE id = 1`); err != nil {
+		return fmt.Errorf("read retention floor: %w", err)
+	}
+	if cut < floor {
+		res.Floor = floor
+		return nil
+	}
 	var b api.PruneResult
-	if err := tx.GetContext(ctx, &b.Revisions, `SELECT COUNT(*) FROM revisions WHERE id >= ? AND id <= ?`, res.Floor, cut); err != nil {
+	if err := tx.GetContext(ctx, &b.Revisions, `SELECT COUNT(*) FROM revisions WHERE id >= ? AND id <= ?`, floor, cut); err != nil {
 		return fmt.Errorf("count prunable revisions: %w", err)
 	}
 	if b.ObjectRows, err = pruneObjects(ctx, tx, cut); err != nil {

@@ -241,3 +241,31 @@ func TestRetentionValidatesAndAudits(t *testing.T) {
 		t.Fatalf("retention audit = %+v", ev)
 	}
 }
+
+func TestConcurrentPrunesCountEachRevisionOnce(t *testing.T) {
+	s := mustOpen(t)
+	ctx := context.Background()
+	buildHistory(t, s)
+	head := s.Head().Revision
+	want := statesOf(t, s, head-9)
+	if _, err := s.SetRetention(ctx, meta("policy"), api.Retention{KeepRevisions: 10}); err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan api.PruneResult, 2)
+	for range 2 {
+		go func() {
+			res, err := s.Prune(ctx, meta("prune"), time.Now())
+			if err != nil {
+				t.Error(err)
+			}
+			results <- res
+		}()
+	}
+	a, b := <-results, <-results
+	if a.Revisions+b.Revisions != head-10 || a.Floor != head-9 || b.Floor != head-9 {
+		t.Fatalf("two prunes at once: %+v and %+v, want %d revisions between them and floor %d", a, b, head-10, head-9)
+	}
+	if got := statesOf(t, s, head-9); !reflect.DeepEqual(got, want) {
+		t.Fatal("kept states changed by two prunes at once")
+	}
+}
