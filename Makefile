@@ -36,6 +36,7 @@ bench:
 	bash hack/install.sh bench
 	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md \
 		$(GO) test ./server -run '^$$' -bench '^BenchmarkHistory$$' -benchtime 1x -count 1 -timeout 60m
+	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test ./store -run '^$$' -bench '^BenchmarkPrune$$' -benchtime 1x -count 1 -timeout 30m
 	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test ./e2e -run '^$$' -bench '^BenchmarkKubernetes$$' -benchtime 1x -count 1 -timeout 60m
 	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test ./bench -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m
 

@@ -11,6 +11,8 @@ const (
 	AuditTokenCreate = "token_create"
 	AuditTokenDelete = "token_delete"
 	AuditApply       = "apply"
+	AuditRetention   = "retention_set"
+	AuditPrune       = "prune"
 )
 
 // AuditEvent answers "who did what, when, and with what outcome". Every write, rollback,

@@ -9,18 +9,19 @@ import (
 
 // Error codes. Each maps to one HTTP status in the server and nowhere else.
 const (
-	EInvalid            = "invalid"
-	ENotFound           = "not_found"
+	EInvalid  = "invalid"
+	ENotFound = "not_found"
+	// EGone: the thing existed but is no longer served: a revision the retention policy
+	// pruned (asking again never helps), or a feed resume point (the client lists again).
+	EGone               = "gone"
 	EConflict           = "conflict"
 	EPreconditionFailed = "precondition_failed"
-	// EGone says a resume point is no longer served: the feed's client lists again.
-	EGone             = "gone"
-	EUnauthorized     = "unauthorized"
-	EForbidden        = "forbidden"
-	ETooLarge         = "too_large"
-	EUnsupportedMedia = "unsupported_media_type"
-	EUnavailable      = "unavailable"
-	EInternal         = "internal"
+	EUnauthorized       = "unauthorized"
+	EForbidden          = "forbidden"
+	ETooLarge           = "too_large"
+	EUnsupportedMedia   = "unsupported_media_type"
+	EUnavailable        = "unavailable"
+	EInternal           = "internal"
 )
 
 // Error is an error a user can act on: a code from the list above, a message that says what

@@ -1179,6 +1179,12 @@ const docTemplate = `{
                         "schema": {
                             "$ref": "#/definitions/server.ErrorResponse"
                         }
+                    },
+                    "410": {
+                        "description": "the revision was pruned by the retention policy",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
                     }
                 }
             },
@@ -1678,6 +1684,141 @@ const docTemplate = `{
                 }
             }
         },
+        "/api/v1/retention": {
+            "get": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "Needs the admin role. keepRevisions 0 means off: nothing is ever pruned. floor is the oldest revision still readable.",
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "retention"
+                ],
+                "summary": "Get the history's retention policy",
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.Retention"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            },
+            "put": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "Needs the admin role; audited. A revision is pruned only when it is not among the newest keepRevisions and older than keepDays days. Setting a policy prunes nothing by itself: the periodic pruner or POST /api/v1/retention/prune does.",
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "retention"
+                ],
+                "summary": "Set the history's retention policy",
+                "parameters": [
+                    {
+                        "description": "the policy (floor is ignored)",
+                        "name": "retention",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.Retention"
+                        }
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.Retention"
+                        }
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "415": {
+                        "description": "Unsupported Media Type",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
+        "/api/v1/retention/prune": {
+            "post": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "Needs the admin role. Applies the retention policy at once and says what went; a prune that removes something is audited. With no policy it removes nothing.",
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "retention"
+                ],
+                "summary": "Prune the history now",
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.PruneResult"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
         "/api/v1/revisions": {
             "get": {
                 "security": [
@@ -1777,6 +1918,12 @@ const docTemplate = `{
                         "schema": {
                             "$ref": "#/definitions/server.ErrorResponse"
                         }
+                    },
+                    "410": {
+                        "description": "the revision was pruned by the retention policy",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
                     }
                 }
             }
@@ -1832,6 +1979,12 @@ const docTemplate = `{
                     },
                     "404": {
                         "description": "Not Found",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "410": {
+                        "description": "the revision was pruned by the retention policy",
                         "schema": {
                             "$ref": "#/definitions/server.ErrorResponse"
                         }
@@ -1937,6 +2090,12 @@ const docTemplate = `{
                     },
                     "404": {
                         "description": "Not Found",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "410": {
+                        "description": "the revision was pruned by the retention policy",
                         "schema": {
                             "$ref": "#/definitions/server.ErrorResponse"
                         }
@@ -3480,6 +3639,31 @@ const docTemplate = `{
                 }
             }
         },
+        "api.PruneResult": {
+            "type": "object",
+            "properties": {
+                "applies": {
+                    "type": "integer"
+                },
+                "auditEvents": {
+                    "type": "integer"
+                },
+                "floor": {
+                    "description": "Floor is the oldest revision kept after the prune (0: nothing pruned ever).",
+                    "type": "integer"
+                },
+                "objectRows": {
+                    "type": "integer"
+                },
+                "revisionRows": {
+                    "type": "integer"
+                },
+                "revisions": {
+                    "description": "Revisions is how many revisions became unreadable; RevisionRows how many of their\nrows went (some stay, marked pruned, because kept rows still point at them).",
+                    "type": "integer"
+                }
+            }
+        },
         "api.Report": {
             "type": "object",
             "properties": {
@@ -3514,6 +3698,24 @@ const docTemplate = `{
                     "description": "Version is the agent's restyplane version.",
                     "type": "string",
                     "example": "v0.9.0"
+                }
+            }
+        },
+        "api.Retention": {
+            "type": "object",
+            "properties": {
+                "floor": {
+                    "description": "Floor is the oldest revision that can still be read; older ones were pruned.\nRead-only: a PUT ignores it.",
+                    "type": "integer",
+                    "example": 0
+                },
+                "keepDays": {
+                    "type": "integer",
+                    "example": 90
+                },
+                "keepRevisions": {
+                    "type": "integer",
+                    "example": 1000
                 }
             }
         },

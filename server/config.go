@@ -35,6 +35,7 @@ type ConfigRequest struct {
 //	@Failure	400			{object}	ErrorResponse
 //	@Failure	401			{object}	ErrorResponse
 //	@Failure	404			{object}	ErrorResponse
+//	@Failure	410			{object}	ErrorResponse	"the revision was pruned by the retention policy"
 //	@Security	BearerAuth
 //	@Router		/api/v1/config [get]
 func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) error {

@@ -68,6 +68,7 @@ func (s *Server) listRevisions(w http.ResponseWriter, r *http.Request) error {
 //	@Failure	400	{object}	ErrorResponse
 //	@Failure	401	{object}	ErrorResponse
 //	@Failure	404	{object}	ErrorResponse
+//	@Failure	410	{object}	ErrorResponse	"the revision was pruned by the retention policy"
 //	@Security	BearerAuth
 //	@Router		/api/v1/revisions/{id} [get]
 func (s *Server) getRevision(w http.ResponseWriter, r *http.Request) error {
@@ -95,6 +96,7 @@ func (s *Server) getRevision(w http.ResponseWriter, r *http.Request) error {
 //	@Failure	400		{object}	ErrorResponse
 //	@Failure	401		{object}	ErrorResponse
 //	@Failure	404		{object}	ErrorResponse
+//	@Failure	410		{object}	ErrorResponse	"the revision was pruned by the retention policy"
 //	@Security	BearerAuth
 //	@Router		/api/v1/revisions/{id}/diff [get]
 func (s *Server) diffRevision(w http.ResponseWriter, r *http.Request) error {
@@ -135,6 +137,7 @@ func (s *Server) diffRevision(w http.ResponseWriter, r *http.Request) error {
 //	@Failure	401				{object}	ErrorResponse
 //	@Failure	403				{object}	ErrorResponse
 //	@Failure	404				{object}	ErrorResponse
+//	@Failure	410				{object}	ErrorResponse	"the revision was pruned by the retention policy"
 //	@Failure	412				{object}	ErrorResponse
 //	@Failure	415				{object}	ErrorResponse
 //	@Security	BearerAuth

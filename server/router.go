@@ -187,6 +187,9 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Delete("/tokens/{id}", s.handle(s.deleteToken))
 			r.Put("/kubernetes/hostnames/{hostname}", s.handle(s.grantHostname))
 			r.Delete("/kubernetes/hostnames/{hostname}", s.handle(s.releaseHostname))
+			r.Get("/retention", s.handle(s.getRetention))
+			r.Put("/retention", s.handle(s.putRetention))
+			r.Post("/retention/prune", s.handle(s.prune))
 		})
 	})
 	return r

@@ -39,6 +39,9 @@ type Store interface {
 
 	RecordReport(ctx context.Context, name string, rep *api.Report, seen time.Time) error
 	Instances(ctx context.Context) ([]api.Instance, error)
+	Retention(ctx context.Context) (api.Retention, error)
+	SetRetention(ctx context.Context, meta api.Meta, r api.Retention) (api.Retention, error)
+	Prune(ctx context.Context, meta api.Meta, now time.Time) (api.PruneResult, error)
 }
 
 // Applier is what the server asks of the OpenResty applier when one runs; it is nil when

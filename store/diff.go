@@ -22,6 +22,9 @@ func (s *Store) Diff(ctx context.Context, from, to int64) (api.Diff, error) {
 		if r < 0 || r > head {
 			return api.Diff{}, api.Errorf(api.ENotFound, "revision %d not found (head is %d)", r, head)
 		}
+		if err := s.checkKept(ctx, r); err != nil {
+			return api.Diff{}, err
+		}
 	}
 	lo, hi := min(from, to), max(from, to)
 	before, err := s.versionsAt(ctx, from, lo, hi)

@@ -35,7 +35,8 @@ func (s *Store) Revisions(ctx context.Context, before int64, limit int) ([]api.R
 	if before <= 0 {
 		before = 1 << 62
 	}
-	q := `SELECT ` + revisionColumns + ` FROM revisions WHERE id < ? ORDER BY id DESC LIMIT ?`
+	q := `SELECT ` + revisionColumns + ` FROM revisions
+		WHERE id < ? AND id >= (SELECT floor FROM retention WHERE id = 1) ORDER BY id DESC LIMIT ?`
 	var rows []revisionRow
 	if err := s.db.SelectContext(ctx, &rows, q, before, clampLimit(limit)); err != nil {
 		return nil, fmt.Errorf("list revisions: %w", err)
@@ -50,6 +51,9 @@ func (s *Store) Revisions(ctx context.Context, before int64, limit int) ([]api.R
 // Revision returns one revision with its changes. Certificate bodies never hold keys:
 // keys live in their own column, which this query does not read.
 func (s *Store) Revision(ctx context.Context, id int64) (*api.Revision, error) {
+	if err := s.checkKept(ctx, id); err != nil {
+		return nil, err
+	}
 	var row revisionRow
 	err := s.db.GetContext(ctx, &row, `SELECT `+revisionColumns+` FROM revisions WHERE id = ?`, id)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -71,10 +75,11 @@ func (s *Store) Revision(ctx context.Context, id int64) (*api.Revision, error) {
 	return &r, nil
 }
 
-// RevisionCount returns the number of revisions stored.
+// RevisionCount returns the number of revisions stored and not pruned.
 func (s *Store) RevisionCount(ctx context.Context) (int64, error) {
 	var n int64
-	if err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM revisions`); err != nil {
+	if err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM revisions
+		WHERE id >= (SELECT floor FROM retention WHERE id = 1)`); err != nil {
 		return 0, fmt.Errorf("count revisions: %w", err)
 	}
 	return n, nil

@@ -28,6 +28,9 @@ func (s *Store) stateAt(ctx context.Context, rev int64, withKeys bool) (*api.Sta
 	if rev < 0 || rev > head {
 		return nil, nil, api.Errorf(api.ENotFound, "revision %d not found (head is %d)", rev, head)
 	}
+	if err := s.checkKept(ctx, rev); err != nil {
+		return nil, nil, err
+	}
 	// For each object, its newest version at or below rev. SQLite fills the bare columns
 	// of an aggregate query from the row that holds the MAX, and the primary key
 	// (kind, name, revision) makes this one index scan.

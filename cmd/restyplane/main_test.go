@@ -29,6 +29,10 @@ func TestVersion(t *testing.T) {
 	if err := run(t.Context(), []string{"serve", "--no-such-flag"}, io.Discard, io.Discard); err == nil {
 		t.Fatal("an unknown flag did not fail")
 	}
+	err := run(t.Context(), []string{"serve", "--data-dir", t.TempDir(), "--prune-interval", "0s"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--prune-interval") {
+		t.Fatalf("serve --prune-interval 0s = %v, want an error naming the flag", err)
+	}
 }
 
 // TestServe starts `restyplane serve` in-process on a fresh data directory: the first start

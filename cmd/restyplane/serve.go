@@ -37,6 +37,9 @@ type serveConfig struct {
 	logFormat string
 	tlsCert   string
 	tlsKey    string
+	// pruneEvery is how often the retention policy is applied; the policy itself (off by
+	// default) is set through the API.
+	pruneEvery string
 
 	proxy proxyConfig
 	kube  kubeConfig
@@ -55,6 +58,8 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		"PEM certificate chain: serve the API and the feed over HTTPS (env RESTYPLANE_TLS_CERT)")
 	fs.StringVar(&c.tlsKey, "tls-key", env("RESTYPLANE_TLS_KEY", ""),
 		"PEM private key of --tls-cert (env RESTYPLANE_TLS_KEY)")
+	fs.StringVar(&c.pruneEvery, "prune-interval", env("RESTYPLANE_PRUNE_INTERVAL", "1h"),
+		"how often to apply the history's retention policy, which is off until an admin sets it (env RESTYPLANE_PRUNE_INTERVAL)")
 	c.proxy.flags(fs)
 	c.kube.flags(fs)
 }
@@ -84,12 +89,22 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	pruneEvery, err := time.ParseDuration(cfg.pruneEvery)
+	if err != nil || pruneEvery <= 0 {
+		return fmt.Errorf("--prune-interval %q: want a positive duration such as 1h", cfg.pruneEvery)
+	}
 
 	st, err := store.Open(ctx, filepath.Join(cfg.dataDir, "restyplane.db"))
 	if err != nil {
 		return fmt.Errorf("open the history: %w", err)
 	}
 	defer st.Close()
+	// The pruner stops when serve returns, for whatever reason, and is waited for before
+	// the store closes.
+	pctx, stopPruner := context.WithCancel(ctx)
+	pruned := make(chan struct{})
+	go func() { server.NewPruner(st, pruneEvery, log).Run(pctx); close(pruned) }()
+	defer func() { stopPruner(); <-pruned }()
 	if err := bootstrapAdmin(ctx, st, os.Getenv("RESTYPLANE_ADMIN_TOKEN"), stdout, log); err != nil {
 		return err
 	}
