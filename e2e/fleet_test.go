@@ -85,3 +85,15 @@ func TestFleetChangeReachesEveryAgent(t *testing.T) {
 		t.Fatalf("applies name instances %v, want edge-1..3", seen)
 	}
 }
+
+// TestFleetAgentOfAnEmptyHistoryIsReady: a fresh control plane holds revision 0, the empty
+// config; an agent that applied it serves (404 to every host) and is ready, or no data plane
+// of a new fleet would ever pass its readiness probe. Found by running deploy/compose.yaml.
+func TestFleetAgentOfAnEmptyHistoryIsReady(t *testing.T) {
+	cp, secret := startControlPlane(t, "")
+	ag := rptest.StartAgent(t, rptest.AgentOptions{ControlPlane: cp.API, Token: secret, Name: "edge-empty"})
+	ag.WaitReady(30 * time.Second)
+	if code, body := proxyGet(ag.Proxy, "shop.test", "/"); code != 404 {
+		t.Fatalf("an agent of the empty history answers %d %q, want 404", code, body)
+	}
+}

@@ -199,7 +199,9 @@ func (a *agentRun) start(ctx context.Context) error {
 	return nil
 }
 
-// ready says whether OpenResty serves a revision.
+// ready says whether OpenResty serves a revision. Revision 0, the empty history of a new
+// control plane, counts once it applied: otherwise no data plane of a fresh fleet would
+// ever be ready.
 func (a *agentRun) ready() bool {
 	select {
 	case <-a.ok:
@@ -207,5 +209,6 @@ func (a *agentRun) ready() bool {
 		return false
 	}
 	st := a.px.applier.Status(context.Background())
-	return st.Applied > 0 && (st.State == openresty.StateRunning || st.State == openresty.StateAttached)
+	served := st.Applied > 0 || (st.LastApply != nil && st.InSync)
+	return served && (st.State == openresty.StateRunning || st.State == openresty.StateAttached)
 }
