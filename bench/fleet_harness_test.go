@@ -152,9 +152,9 @@ func (f *fleet) pollAll(t0 time.Time, want string, budget int, deadline time.Dur
 					mu.Unlock()
 					return
 				}
-				// A short pause between polls: 50 clients in tight loops would take the
-				// 2 cores from the agents that apply the change.
-				time.Sleep(time.Millisecond)
+				// A pause between polls: 50 clients in tight loops would take the 2 cores
+				// from the agents that apply the change.
+				time.Sleep(fleetPollPause)
 			}
 		}(i, p)
 	}
