@@ -1,0 +1,187 @@
+package bench
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/server"
+)
+
+// Fleet benchmark size and goals, from issue 9.
+const (
+	fleetAgents       = 50
+	fleetBatch        = 10
+	fleetChanges      = 100
+	fleetWarmup       = 5
+	fleetPollBudget   = 5000
+	fleetPollDeadline = 10 * time.Second
+	// fleetPollPause is each poller's pause between requests: the resolution of the
+	// propagation figure, and what keeps 50 pollers from taking the cores they measure.
+	fleetPollPause     = 5 * time.Millisecond
+	fleetBigBackends   = 5000
+	fleetSmallBackends = 10
+	fleetPropGoal      = 50 * time.Millisecond
+	fleetReconnectGoal = 5 * time.Second
+	fleetFeedGoal      = 2048.0
+)
+
+// BenchmarkFleet runs one control plane (`serve --openresty off`) and 50 agents, each with
+// its own nginx of one worker, on loopback, and measures propagation of an endpoint change
+// to every instance, the feed's bytes per agent for a one-endpoint change with 10 and 5,000
+// backends, the reconnection after a kill -9 of the control plane (under a load through
+// every data plane whose failed requests it counts), and the control plane's memory and CPU.
+func BenchmarkFleet(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		load := loadAverage()
+		raiseFileLimit(b)
+		dataDir := b.TempDir()
+		cp, secret := startFleetControlPlane(b, dataDir)
+		f := &fleet{cp: cp, secret: secret}
+		ups := [2]*upstream{newUpstream(b, "a"), newUpstream(b, "b")}
+		set := cp.settings()
+		set.WorkerProcesses = 1
+		cp.mustWrite("PUT", "/api/v1/settings", set)
+		cp.mustWrite("PUT", "/api/v1/config", fleetConfig(ups[0], fleetSmallBackends))
+		t0 := time.Now()
+		f.startAgents(b, fleetAgents, fleetBatch)
+		f.waitAtHead(b, 0, time.Minute)
+		startup := time.Since(t0)
+
+		at := 0
+		change := func() (rev int64, write, total time.Duration) {
+			at = 1 - at
+			t0 := time.Now()
+			rev = cp.mustWrite("PUT", "/api/v1/backends/b-0000/endpoints", server.EndpointsRequest{Endpoints: ups[at].endpoints()})
+			write = time.Since(t0)
+			total, err := f.pollAll(t0, ups[at].name, fleetPollBudget, fleetPollDeadline)
+			if err != nil {
+				b.Fatalf("revision %d: %v", rev, err)
+			}
+			f.waitAtHead(b, rev, 30*time.Second)
+			return rev, write, total
+		}
+		for k := 0; k < fleetWarmup; k++ {
+			change()
+		}
+		_, cpu0 := procUsage(b, cp.PID())
+		w0 := time.Now()
+		var totals, writes []time.Duration
+		var firstRev, lastRev int64
+		for k := 0; k < fleetChanges; k++ {
+			rev, w, t := change()
+			totals, writes = append(totals, t), append(writes, w)
+			if firstRev == 0 {
+				firstRev = rev
+			}
+			lastRev = rev
+		}
+		_, cpu1 := procUsage(b, cp.PID())
+		propCPU := float64(cpu1-cpu0) / float64(time.Since(w0))
+		prop, wr := spreadOf(totals), spreadOf(writes)
+		agentApply := spreadOf(agentApplies(cp, firstRev, lastRev))
+
+		feed := func() float64 {
+			before := f.feedBytes(b)
+			change()
+			return (f.feedBytes(b) - before) / fleetAgents
+		}
+		feedSmall := feed()
+
+		r := f.restart(b, ups[:], change)
+		cp = f.cp
+		rssIdle, cpuA := procUsage(b, cp.PID())
+		const window = 5 * time.Second
+		time.Sleep(window) // a measurement window, not a synchronisation
+		_, cpuB := procUsage(b, cp.PID())
+		idleCPU := float64(cpuB-cpuA) / float64(window)
+
+		rev := cp.mustWrite("PUT", "/api/v1/config", fleetConfig(ups[at], fleetBigBackends))
+		f.waitAtHead(b, rev, 5*time.Minute)
+		feedBig := feed()
+		rssBig, _ := procUsage(b, cp.PID())
+
+		b.ReportMetric(ms(prop.p50), "p50-ms")
+		b.ReportMetric(ms(prop.p99), "p99-ms")
+		b.ReportMetric(feedSmall, "feed-B/agent-10")
+		b.ReportMetric(feedBig, "feed-B/agent-5000")
+		b.ReportMetric(r.connected.Seconds(), "reconnect-s")
+		b.ReportMetric(float64(r.failed), "failed-requests")
+		var s strings.Builder
+		s.WriteString(header("Fleet: 50 data planes on one machine (issue 9)", "BenchmarkFleet", load))
+		fmt.Fprintf(&s, "Scenario: one control plane (`restyplane serve --openresty off`, SQLite history) and %d `restyplane agent`s, each with its own %s "+
+			"(one worker, the Lua module) on loopback ports, all on this machine; two real upstream HTTP servers that name themselves in `X-Upstream`. "+
+			"The agents were started in batches of %d, each batch ready before the next (%s for all %d, with the control plane's history at 10 backends). "+
+			"Each change is a `PUT /api/v1/backends/b-0000/endpoints` that moves the backend of the one server to the other upstream; after each write the benchmark polls all %d proxies concurrently "+
+			"(one kept-alive connection each, %s between polls, at most %d requests or %s per proxy) and takes the time when the last of them first answered from the new upstream, "+
+			"then waits until `GET /api/v1/instances` shows all %d connected at that revision (after %d unmeasured warm-up changes).\n\n",
+			fleetAgents, nginxVersion(), fleetBatch, fmtDur(startup), fleetAgents, fleetAgents, fleetPollPause, fleetPollBudget, fleetPollDeadline, fleetAgents, fleetWarmup)
+		fmt.Fprintf(&s, "| measure | result | goal | |\n|---|---|---|---|\n")
+		fmt.Fprintf(&s, "| API write to the first response from the new endpoint on all %d instances, p99 of %d changes | %s (p50 %s) | ≤ 50 ms | %s |\n",
+			fleetAgents, fleetChanges, fmtDur(prop.p99), fmtDur(prop.p50), verdict(prop.p99 <= fleetPropGoal))
+		fmt.Fprintf(&s, "| feed bytes per agent for a one-endpoint change, 10 backends | %.0f B | < 2 KiB | %s |\n", feedSmall, verdict(feedSmall < fleetFeedGoal))
+		fmt.Fprintf(&s, "| feed bytes per agent for a one-endpoint change, 5,000 backends | %.0f B | < 2 KiB, within 2× of 10 backends | %s |\n",
+			feedBig, verdict(feedBig < fleetFeedGoal && feedBig <= 2*feedSmall && feedSmall <= 2*feedBig))
+		fmt.Fprintf(&s, "| control-plane restart (kill -9, start on the same data dir and address) to all %d connected and at the head | %s (%s from the kill) | < 5 s | %s |\n",
+			fleetAgents, fmtDur(r.connected), fmtDur(r.fromKill), verdict(r.connected < fleetReconnectGoal))
+		fmt.Fprintf(&s, "| requests failed during the kill -9 and restart, of %d sent through all %d data planes | %d | 0 | %s |\n\n",
+			r.ok+r.failed, fleetAgents, r.failed, verdict(r.failed == 0))
+		s.WriteString(spreadHeader)
+		fmt.Fprintf(&s, "| write to the first response from the new endpoint on all %d | %s |\n", fleetAgents, prop.row())
+		fmt.Fprintf(&s, "| the API write alone (`PUT …/endpoints` answered) | %s |\n", wr.row())
+		fmt.Fprintf(&s, "| one agent's dynamic apply (`durationMs` of the agents' apply records, the newest 1,000) | %s |\n\n", agentApply.row())
+		if prop.p99 > fleetPropGoal {
+			fmt.Fprintf(&s, "All %d agents, their nginx, the control plane and the pollers share the machine's %d cores (and the load above), so a change reaches the last "+
+				"instance only once every agent had its turn to apply it: compare one agent's apply with the time to all %d.\n\n", fleetAgents, runtime.NumCPU(), fleetAgents)
+		}
+		fmt.Fprintf(&s, "The control plane with %d agents connected (from `/proc/<pid>`): resident memory %.1f MiB at 10 backends after the restart and %.1f MiB at 5,000 backends; "+
+			"CPU %.1f%% of one core while idle (a %s window after the restart) and %.1f%% of one core during the %d measured changes.\n\n",
+			fleetAgents, float64(rssIdle)/1024, float64(rssBig)/1024, 100*idleCPU, window, 100*propCPU, fleetChanges)
+		fmt.Fprintf(&s, "Feed bytes are the growth of the control plane's `restyplane_feed_bytes_sent_total` summed over the agents and divided by %d, "+
+			"from just before the write until all agents showed the revision applied, so they include any keep-alive line sent in that window. "+
+			"The restart ran under a load of %d clients (one per data plane, `POST` with a body that cannot be replayed, so never retried; every error or non-200 answer counts), "+
+			"a %s pause between requests; after the restart a change reached all %d in %s.\n",
+			fleetAgents, fleetAgents, fleetLoadPause, fleetAgents, fmtDur(r.change))
+		if r.failed != 0 {
+			fmt.Fprintf(&s, "\nFirst failures: %q\n", r.errs)
+		}
+		report(b, "fleet", s.String())
+	}
+}
+
+// fleetConfig is one server routing dynamicHost to backend b-0000 on up, and idle
+// backends up to n in all.
+func fleetConfig(up *upstream, n int) server.ConfigRequest {
+	cfg := server.ConfigRequest{
+		Backends: []api.Backend{{Name: "b-0000", Endpoints: up.endpoints()}},
+		Servers:  []api.Server{{Name: "dyn", Hostnames: []string{dynamicHost}, Locations: []api.Location{{Path: "/", Backend: "b-0000"}}}},
+	}
+	for i := 1; i < n; i++ {
+		cfg.Backends = append(cfg.Backends, api.Backend{Name: fmt.Sprintf("b-%04d", i), Endpoints: idleEndpoints(i)})
+	}
+	return cfg
+}
+
+// settings returns GET /api/v1/settings.
+func (in *instance) settings() api.Settings {
+	in.tb.Helper()
+	var set api.Settings
+	in.must("GET", "/api/v1/settings", nil, &set)
+	set.Version = 0
+	return set
+}
+
+// agentApplies are the durations of the agents' successful dynamic applies of revisions
+// first to last among the newest 1,000 apply records.
+func agentApplies(cp *instance, first, last int64) []time.Duration {
+	var ds []time.Duration
+	for _, a := range cp.applies(1000) {
+		if a.Instance != "" && a.Revision >= first && a.Revision <= last && a.Mode == api.ModeDynamic && a.Outcome == api.OutcomeSuccess {
+			ds = append(ds, time.Duration(a.DurationMS*float64(time.Millisecond)))
+		}
+	}
+	return ds
+}
