@@ -55,6 +55,16 @@ func (w *Watcher) Observe(instance string, applied int64, counters map[string]ap
 	}
 }
 
+// Watching is the revision under watch, 0 when none, and the newest known good.
+func (w *Watcher) Watching() (revision, lastGood int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.watch != nil {
+		revision = w.watch.revision
+	}
+	return revision, w.lastGood
+}
+
 // Run watches every new head until ctx ends. The head it starts with is taken as good:
 // a revision written before this control plane started is not watched.
 func (w *Watcher) Run(ctx context.Context) error {
