@@ -17,6 +17,18 @@ type Report struct {
 	Applies []ApplyRecord `json:"applies,omitempty"`
 	// Counters are the cumulative request and 5xx counts per server since nginx started.
 	Counters map[string]ServerCounter `json:"counters,omitempty"`
+	// Backends are the cumulative upstream request and 5xx counts per backend since nginx
+	// started, with the distinct failing clients counted since the instance began serving
+	// Applied: what the control plane's automatic rollback decides from.
+	Backends map[string]BackendCounter `json:"backends,omitempty"`
+}
+
+// BackendCounter is one backend's cumulative upstream requests and 5xx answers, and the
+// distinct client addresses among the failing requests of the applied revision.
+type BackendCounter struct {
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+	Clients  int64 `json:"clients,omitempty"`
 }
 
 // ServerCounter is one server's cumulative request and 5xx counts.
@@ -39,6 +51,9 @@ func (r *Report) Validate() error {
 	}
 	if len(r.Counters) > 100000 {
 		return Invalid("counters", "too many servers")
+	}
+	if len(r.Backends) > 100000 {
+		return Invalid("backends", "too many backends")
 	}
 	return nil
 }

@@ -3148,6 +3148,20 @@ const docTemplate = `{
                 }
             }
         },
+        "api.BackendCounter": {
+            "type": "object",
+            "properties": {
+                "clients": {
+                    "type": "integer"
+                },
+                "errors": {
+                    "type": "integer"
+                },
+                "requests": {
+                    "type": "integer"
+                }
+            }
+        },
         "api.Canary": {
             "type": "object",
             "properties": {
@@ -3676,6 +3690,13 @@ const docTemplate = `{
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/api.ApplyRecord"
+                    }
+                },
+                "backends": {
+                    "description": "Backends are the cumulative upstream request and 5xx counts per backend since nginx\nstarted, with the distinct failing clients counted since the instance began serving\nApplied: what the control plane's automatic rollback decides from.",
+                    "type": "object",
+                    "additionalProperties": {
+                        "$ref": "#/definitions/api.BackendCounter"
                     }
                 },
                 "counters": {

@@ -101,7 +101,7 @@ type Applier struct {
 	// and so does a retry every retrySkipped while the head does not move (retryAt).
 	skipped []api.SkippedObject
 	retryAt time.Time
-	// noAutoRollback leaves live revisions unwatched: an agent never writes history.
+	// noAutoRollback leaves live revisions unwatched: the control plane's watcher decides.
 	noAutoRollback bool
 }
 
@@ -114,8 +114,9 @@ func NewApplier(store Store, proxy Proxy, metrics Metrics, log *slog.Logger, ins
 }
 
 // DisableAutoRollback makes the applier promote every live revision at once instead of
-// watching it and rolling the history back: agents run so, because only the control plane
-// writes history. Call it before Run.
+// watching it and rolling the history back: agents and serve's managed instance run so,
+// because the control plane's rollback watcher decides from the counters of every
+// instance, and two deciders could disagree. Call it before Run.
 func (a *Applier) DisableAutoRollback() { a.noAutoRollback = true }
 
 // Run applies revisions until ctx ends. It wakes on every new revision, so a lone change

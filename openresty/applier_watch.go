@@ -145,35 +145,7 @@ func (a *Applier) rollback(ctx context.Context, w *watch, req, errs, clients int
 }
 
 // affectedBackends lists the backends whose traffic a change from running to head
-// touches: backends that changed (or whose canary did), and those a changed server routes
-// to.
+// touches (see api.AffectedBackends).
 func affectedBackends(running, head *api.State) map[string]bool {
-	out := map[string]bool{}
-	if running == nil {
-		return out
-	}
-	changed := map[string]bool{}
-	for name, b := range head.Backends {
-		if r := running.Backends[name]; r == nil || r.Version != b.Version {
-			changed[name] = true
-		}
-	}
-	for name, b := range head.Backends {
-		if b.Canary != nil && changed[b.Canary.Backend] {
-			changed[name] = true
-		}
-	}
-	for name, s := range head.Servers {
-		if r := running.Servers[name]; r == nil || r.Version != s.Version {
-			for _, l := range s.Locations {
-				changed[l.Backend] = true
-			}
-		}
-	}
-	for name := range changed {
-		if head.Backends[name] != nil {
-			out[name] = true
-		}
-	}
-	return out
+	return api.AffectedBackends(running, head)
 }

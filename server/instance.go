@@ -42,6 +42,9 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 	}
 	now := time.Now()
 	s.observePropagation(r.Context(), &rep, now)
+	if s.counters != nil && rep.Backends != nil {
+		s.counters.Observe(name, rep.Applied, rep.Backends)
+	}
 	if s.fleet.report(name, &rep, now) {
 		if err := s.store.RecordReport(context.WithoutCancel(r.Context()), name, &rep, now); err != nil {
 			return err

@@ -39,6 +39,9 @@ type Options struct {
 	UIPolicy string
 	// Version is restyplane's version, shown for serve's own instance in the fleet.
 	Version string
+	// Rollback takes the agents' per-backend counters in, to decide automatic rollbacks
+	// from the whole fleet; nil drops them.
+	Rollback CounterSink
 	// FeedKeepAlive is how often an idle feed stream sends a keep-alive line; zero means
 	// every 10 seconds.
 	FeedKeepAlive time.Duration
@@ -53,6 +56,7 @@ type Server struct {
 	log       *slog.Logger
 	metrics   *metrics
 	fleet     *fleet
+	counters  CounterSink
 	router    chi.Router
 	// failures aggregates failed logins, so that a flood of them cannot grow the audit log
 	// without bound.
@@ -99,7 +103,7 @@ func New(st Store, opts Options) (*Server, error) {
 	}
 	s := &Server{store: st, applier: opts.Applier, hostnames: opts.Hostnames, ingresses: opts.Ingresses,
 		log: opts.Logger, metrics: m, closing: make(chan struct{}), failures: newLoginFailures(st),
-		fleet: f, version: opts.Version, started: time.Now().UTC(), keepAlive: opts.FeedKeepAlive}
+		fleet: f, counters: opts.Rollback, version: opts.Version, started: time.Now().UTC(), keepAlive: opts.FeedKeepAlive}
 	s.router = s.routes(opts)
 	return s, nil
 }

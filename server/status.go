@@ -33,10 +33,12 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	if s.applier != nil {
 		st := s.applier.Status(r.Context())
 		st.Fleet = fleet
+		s.watchStatus(&st)
 		writeJSON(w, http.StatusOK, st)
 		return nil
 	}
 	st := api.Status{State: stateOff, Head: s.store.Head().Revision, Fleet: fleet}
+	s.watchStatus(&st)
 	last, err := s.store.LastApply(r.Context(), "")
 	switch api.ErrorCode(err) {
 	case "":
@@ -79,4 +81,12 @@ func (s *Server) listApplies(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, ApplyList{Items: items})
 	return nil
+}
+
+// watchStatus shows the rollback watch of the control plane, which decides for every
+// instance, instead of an applier's own.
+func (s *Server) watchStatus(st *api.Status) {
+	if s.counters != nil {
+		st.Watching, st.LastGood = s.counters.Watching()
+	}
 }

@@ -44,6 +44,16 @@ type Store interface {
 	Prune(ctx context.Context, meta api.Meta, now time.Time) (api.PruneResult, error)
 }
 
+// CounterSink receives, with each agent report, the instance's per-backend counters and
+// the revision they are for: the automatic rollback decides from them. *rollback.Watcher
+// implements it; the guard lives in cmd/restyplane, which wires them.
+type CounterSink interface {
+	Observe(instance string, applied int64, counters map[string]api.BackendCounter)
+	// Watching is the revision under watch (0 when none) and the newest that stayed
+	// healthy through its window, for /status.
+	Watching() (revision, lastGood int64)
+}
+
 // Applier is what the server asks of the OpenResty applier when one runs; it is nil when
 // OpenResty is off, and then /status reports the instance as off and dry runs carry no
 // apply mode or validation.

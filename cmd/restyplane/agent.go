@@ -177,7 +177,14 @@ func (a *agentRun) start(ctx context.Context) error {
 	a.fol.SetReporter(func(ctx context.Context) api.Report {
 		st := p.applier.Status(ctx)
 		rep := api.Report{State: st.State, Applied: st.Applied, Rejected: st.Rejected}
-		// The per-server counters: the per-backend ones would move the health watch's epoch.
+		// The per-backend counters, with the distinct failing clients of the revision it
+		// serves: the control plane decides automatic rollbacks from them. This applier
+		// never watches, so nothing else moves the counting epoch.
+		if st.Applied > 0 {
+			if c, err := in.Counters(ctx, st.Applied); err == nil {
+				rep.Backends = backendCounters(c)
+			}
+		}
 		if c, err := in.Admin().Counters(ctx); err == nil {
 			rep.Counters = make(map[string]api.ServerCounter, len(c))
 			for k, v := range c {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/openresty"
 	"github.com/restyplane/restyplane/server"
 	"github.com/restyplane/restyplane/store"
@@ -97,7 +98,31 @@ type proxy struct {
 	instance *openresty.Instance
 	applier  *openresty.Applier
 	cancel   context.CancelFunc
+	metrics  *server.ApplyMetrics
 	done     chan struct{}
+}
+
+// managedName is serve's own instance in the applies and the rollback reasons.
+const managedName = "default"
+
+// counterSource reads the managed instance's per-backend counters for the rollback
+// watcher, the distinct clients counted for the revision it serves.
+func (p *proxy) counterSource(ctx context.Context) (int64, map[string]api.BackendCounter, error) {
+	applied := p.applier.Status(ctx).Applied
+	c, err := p.instance.Counters(ctx, applied)
+	if err != nil {
+		return 0, nil, err
+	}
+	return applied, backendCounters(c), nil
+}
+
+// backendCounters converts the admin endpoint's counters into the report's.
+func backendCounters(c map[string]openresty.Counter) map[string]api.BackendCounter {
+	out := make(map[string]api.BackendCounter, len(c))
+	for k, v := range c {
+		out[k] = api.BackendCounter{Requests: v.Requests, Errors: v.Errors, Clients: v.Clients}
+	}
+	return out
 }
 
 // startProxy starts (or attaches to) OpenResty and its applier; it returns nil in mode off.
@@ -130,8 +155,11 @@ func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.St
 	if err != nil {
 		return nil, err
 	}
-	p := &proxy{instance: in, done: make(chan struct{})}
-	p.applier = openresty.NewApplier(st, in, metrics, log.With("component", "applier"), "default")
+	p := &proxy{instance: in, metrics: metrics, done: make(chan struct{})}
+	p.applier = openresty.NewApplier(st, in, metrics, log.With("component", "applier"), managedName)
+	// The control plane's rollback watcher decides for every instance, this one included
+	// (see counterSource): the applier's own watch would be a second decider.
+	p.applier.DisableAutoRollback()
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
 	go func() {

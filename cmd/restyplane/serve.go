@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/restyplane/restyplane/rollback"
 	"github.com/restyplane/restyplane/server"
 	"github.com/restyplane/restyplane/store"
 	"github.com/restyplane/restyplane/web"
@@ -23,6 +24,9 @@ import (
 
 // The store is the server's history; the guard keeps the consumer's interface honest.
 var _ server.Store = (*store.Store)(nil)
+
+// The rollback watcher takes the agents' counters in through the server.
+var _ server.CounterSink = (*rollback.Watcher)(nil)
 
 // shutdownGrace is how long in-flight requests get to finish after SIGTERM.
 const shutdownGrace = 15 * time.Second
@@ -122,10 +126,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var applier server.Applier
+	sources := map[string]rollback.Source{}
+	var rbMetrics rollback.Metrics
 	if px != nil {
 		defer px.stop()
 		applier = px.applier // assigned only when there is one: a nil *Applier is not a nil interface
+		sources[managedName], rbMetrics = px.counterSource, px.metrics
 	}
+	// The one decider of automatic rollbacks, from the counters of every instance that
+	// serves a revision: the managed one read here, the agents' from their reports.
+	watcher := rollback.New(st, log.With("component", "rollback"), rbMetrics, sources)
+	wctx, wcancel := context.WithCancel(ctx)
+	wdone := make(chan struct{})
+	go func() {
+		defer close(wdone)
+		_ = watcher.Run(wctx)
+	}()
+	defer func() { wcancel(); <-wdone }()
 	rec, kubeDone, err := startReconciler(ctx, cfg.kube, st, log)
 	if err != nil {
 		return err
@@ -137,6 +154,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	srv, err := server.New(st, server.Options{
 		Applier:   applier,
+		Rollback:  watcher,
 		Hostnames: st,
 		Ingresses: ingresses,
 		Logger:    log,

@@ -1,0 +1,73 @@
+package rollback
+
+import (
+	"testing"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// report is one instance's cumulative counters for the backend "web".
+type report struct {
+	instance string
+	requests int64
+	errors   int64
+	clients  int64
+}
+
+func TestDecide(t *testing.T) {
+	start := time.Unix(1000, 0)
+	cases := []struct {
+		name    string
+		reports []report
+		at      time.Time
+		want    verdict
+		req     int64
+		errs    int64
+		clients int64
+	}{
+		{name: "sums across instances",
+			reports: []report{{"a", 100, 0, 0}, {"b", 50, 0, 0}, {"a", 106, 6, 2}, {"b", 56, 6, 1}},
+			at:      start, want: rollBack, req: 12, errs: 12, clients: 3},
+		{name: "one instance alone is below the minimum requests",
+			reports: []report{{"a", 0, 0, 0}, {"b", 0, 0, 0}, {"a", 6, 6, 3}},
+			at:      start, want: keepWatching, req: 6, errs: 6, clients: 3},
+		{name: "too few distinct clients",
+			reports: []report{{"a", 0, 0, 0}, {"b", 0, 0, 0}, {"a", 20, 20, 1}, {"b", 20, 20, 1}},
+			at:      start, want: keepWatching, req: 40, errs: 40, clients: 2},
+		{name: "below the ratio",
+			reports: []report{{"a", 0, 0, 0}, {"b", 0, 0, 0}, {"a", 20, 5, 3}, {"b", 20, 4, 3}},
+			at:      start, want: keepWatching, req: 40, errs: 9, clients: 6},
+		{name: "the baseline's errors do not count",
+			reports: []report{{"a", 100, 100, 3}, {"b", 100, 100, 3}, {"a", 110, 100, 3}, {"b", 110, 100, 3}},
+			at:      start, want: keepWatching, req: 20, errs: 0, clients: 6},
+		{name: "window end promotes",
+			reports: []report{{"a", 0, 0, 0}, {"a", 50, 1, 1}},
+			at:      start.Add(31 * time.Second), want: promote, req: 50, errs: 1, clients: 1},
+		{name: "a restart carries what was counted before",
+			// a counted 10 requests with 6 errors, then restarted and counted 4 and 4 anew:
+			// 14 and 10, never a negative delta.
+			reports: []report{{"a", 40, 0, 0}, {"a", 50, 6, 2}, {"a", 4, 4, 3}},
+			at:      start, want: rollBack, req: 14, errs: 10, clients: 3},
+		{name: "a restart alone is no error burst",
+			reports: []report{{"a", 1000, 500, 0}, {"a", 1000, 500, 0}, {"a", 0, 0, 0}},
+			at:      start, want: keepWatching, req: 0, errs: 0, clients: 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := &watch{revision: 5, previous: 4, until: start.Add(30 * time.Second),
+				backends: map[string]bool{"web": true}, ratio: 0.5, min: 10, minClients: 3,
+				instances: map[string]*tally{}}
+			for _, r := range c.reports {
+				w.observe(r.instance, map[string]api.BackendCounter{
+					"web":   {Requests: r.requests, Errors: r.errors, Clients: r.clients},
+					"other": {Requests: 1000, Errors: 1000, Clients: 50}, // not changed: never counts
+				})
+			}
+			v, f := w.decide(c.at)
+			if v != c.want || f.requests != c.req || f.errors != c.errs || f.clients != c.clients {
+				t.Fatalf("decide = %v %+v, want %v with %d requests, %d errors, %d clients", v, f, c.want, c.req, c.errs, c.clients)
+			}
+		})
+	}
+}

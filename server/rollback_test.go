@@ -1,0 +1,87 @@
+package server_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/rollback"
+	"github.com/restyplane/restyplane/server"
+)
+
+// TestReportsFeedTheRollbackWatcher: two agents' reports, neither enough alone, make the
+// control plane roll a revision back on a real store, once, as actor applier with both
+// instances named; /status shows the watch while it runs.
+func TestReportsFeedTheRollbackWatcher(t *testing.T) {
+	var w *rollback.Watcher
+	e := newEnvWith(t, options{Options: server.Options{Rollback: sinkFunc(func() server.CounterSink { return w })}})
+	w = rollback.New(e.st, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitUntil(t, "the watcher to start", func() bool { _, good := w.Watching(); return good == e.st.Head().Revision })
+
+	dp := e.dataplane()
+	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("web", 8080)})
+	good := e.st.Head().Revision
+	e.must(http.StatusOK, req{method: "PUT", path: "/api/v1/backends/web/endpoints", token: e.admin,
+		body: map[string]any{"endpoints": []any{map[string]any{"address": "10.0.0.9", "port": 8080}}}})
+	bad := e.st.Head().Revision
+	waitUntil(t, "the watch of the new revision", func() bool {
+		var st api.Status
+		e.must(http.StatusOK, req{method: "GET", path: "/api/v1/status", token: e.viewer}).into(t, &st)
+		return st.Watching == bad
+	})
+	report := func(name string, req, errs, clients int64) {
+		rep := api.Report{State: "running", Applied: bad, Backends: map[string]api.BackendCounter{
+			"web": {Requests: req, Errors: errs, Clients: clients}}}
+		e.must(http.StatusNoContent, reqPost("/api/v1/instances/"+name+"/report", dp, rep))
+	}
+	report("edge-1", 100, 0, 0)
+	report("edge-2", 100, 0, 0)
+	report("edge-1", 112, 12, 2)
+	report("edge-2", 112, 12, 1)
+	waitUntil(t, "the rollback", func() bool { return e.st.Head().Revision > bad })
+	h := e.st.Head()
+	r, err := e.st.Revision(context.Background(), h.Revision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Actor != api.ActorApplier || !strings.Contains(r.Message, "24 of 24 requests") ||
+		!strings.Contains(r.Message, "3 distinct clients, on instances edge-1, edge-2") {
+		t.Fatalf("rollback revision = %+v", r)
+	}
+	if got := h.Backends["web"].Endpoints; len(got) != 1 || got[0].Address != "10.0.0.1" {
+		t.Fatalf("rolled back to %+v, want revision %d's endpoint 10.0.0.1", got, good)
+	}
+}
+
+// sinkFunc defers to the watcher made after the server, which the test needs first.
+type sinkFunc func() server.CounterSink
+
+func (f sinkFunc) Observe(instance string, applied int64, c map[string]api.BackendCounter) {
+	f().Observe(instance, applied, c)
+}
+
+func (f sinkFunc) Watching() (int64, int64) { return f().Watching() }
+
+func reqPost(path, token string, body any) req {
+	return req{method: "POST", path: path, token: token, body: body}
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
