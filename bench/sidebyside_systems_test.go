@@ -68,7 +68,7 @@ func startResty(in *instance, a *upstream) (*restySystem, *bareSystem) {
 	if err != nil {
 		in.tb.Fatal(err)
 	}
-	socket := filepath.Join(in.DataDir, "openresty", "admin.sock")
+	socket := openresty.SocketPath(filepath.Join(in.DataDir, "openresty"))
 	// Far above any revision the benchmark writes: the version only has to change.
 	return &restySystem{in: in, proxy: u.Host}, &bareSystem{admin: openresty.NewAdminClient(socket), proxy: u.Host, version: 1 << 40}
 }

@@ -36,3 +36,8 @@ func (l layout) tmp(name string) string { return l.path("tmp", name) }
 func (l layout) lockFile() string       { return l.path("logs", "nginx.lock") }
 func (l layout) defaultCert() string    { return l.path("certs", "default.crt") }
 func (l layout) defaultKey() string     { return l.path("certs", "default.key") }
+
+// SocketPath returns where the admin socket of the instance with prefix lives, for a
+// client outside this package (a benchmark driving the bare mechanism) that must not
+// hard-code the layout.
+func SocketPath(prefix string) string { return layout(prefix).socket() }
