@@ -29,9 +29,7 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 	a.mu.Lock()
 	running := a.running
 	a.mu.Unlock()
-	// A resized dict starts empty with the new workers: pushing into the old one first
-	// would be lost, so such a reload pushes after, and tests nothing twice.
-	prePush := !p.push.Empty() && !p.resized
+	prePush := p.pushBefore
 	if p.mode == api.ModeReload && prePush {
 		if err := a.proxy.Test(ctx, p.conf, p.certs); err != nil {
 			a.reject(ctx, head, p.mode, start, err)

@@ -21,8 +21,9 @@ type plan struct {
 	certs   []api.Certificate
 	// resized is a reload that changes a shared dict's size, or may (nothing is known of
 	// what runs): nginx starts such a zone empty, so the full dynamic state is pushed
-	// after the reload instead of before.
-	resized bool
+	// after the reload. pushBefore is whether it is pushed before too: always but for a
+	// known resize, so that the new workers find what they route to in a zone they keep.
+	resized, pushBefore bool
 }
 
 // plan compares the head with what runs. The rendered nginx.conf decides between reload
@@ -51,6 +52,7 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 		}
 	}
 	var err error
+	known := true // whether runningDct is what runs
 	p := &plan{mode: api.ModeNone, confKey: key, dicts: dicts, certs: cfg.Certificates}
 	p.push = a.withSkipped(dynamicChanges(running, head, full || running == nil), head)
 	switch {
@@ -62,7 +64,10 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 		if p.conf, err = a.proxy.RenderSized(cfg, dicts, generation(head)); err != nil {
 			return nil, fmt.Errorf("render revision %d: %w", head.Revision, err)
 		}
-		if p.resized = running == nil || dicts != runningDct; p.resized {
+		if running == nil {
+			runningDct, known = a.dictsInPlace(dicts)
+		}
+		if p.resized = !known || dicts != runningDct; p.resized {
 			p.push = a.withSkipped(dynamicChanges(running, head, true), head)
 		}
 	case p.push.Full:
@@ -70,6 +75,7 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	case !p.push.Empty():
 		p.mode = api.ModeDynamic
 	}
+	p.pushBefore = !p.push.Empty() && (!p.resized || !known)
 	// nginx -t checks the key of every certificate a server names, and says so in its own
 	// words; a certificate that goes only into shared memory has no such check, so the
 	// applier makes it here.
@@ -103,6 +109,17 @@ func (a *Applier) inPlace(cfg api.Config, dicts DictSizes) bool {
 	}
 	want, err := a.proxy.RenderSized(cfg, dicts, gen)
 	return err == nil && bytes.Equal(want, conf)
+}
+
+// dictsInPlace returns the dict sizes of the conf in place, before the first apply, and
+// whether they are known. A proxy that cannot tell is taken to keep head's sizes.
+func (a *Applier) dictsInPlace(head DictSizes) (DictSizes, bool) {
+	ip, ok := a.proxy.(ConfInPlacer)
+	if !ok {
+		return head, true
+	}
+	conf, _ := ip.ConfInPlace()
+	return confDicts(conf)
 }
 
 // sameStructure reports whether two states render the same nginx.conf: the same settings

@@ -2,6 +2,8 @@ package openresty
 
 import (
 	"net/netip"
+	"regexp"
+	"strconv"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -94,4 +96,23 @@ func dictMiB(need int) int {
 		size *= 2
 	}
 	return size
+}
+
+var confDictRe = regexp.MustCompile(`(?m)^\s*lua_shared_dict restyplane_(backends|certificates) (\d+)m;$`)
+
+// confDicts reads the dict sizes a rendered nginx.conf names; false when it names not both.
+func confDicts(conf []byte) (DictSizes, bool) {
+	var d DictSizes
+	for _, m := range confDictRe.FindAllSubmatch(conf, -1) {
+		n, err := strconv.Atoi(string(m[2]))
+		if err != nil {
+			return DictSizes{}, false
+		}
+		if string(m[1]) == "backends" {
+			d.Backends = n
+		} else {
+			d.Certificates = n
+		}
+	}
+	return d, d.Backends > 0 && d.Certificates > 0
 }

@@ -121,68 +121,107 @@ func loopbackUpstream(t *testing.T, name string, n int) (port int) {
 	return 0
 }
 
-// A config that outgrows the shared dict's floor gets a bigger dict through a reload, and
-// nginx starts the resized zone empty: the applier must push every backend after it.
-func TestApplierPushesEverythingAfterADictResize(t *testing.T) {
-	in := startNginx(t, config(nil))
+// bigConfig writes to a store servers and backends of 100 endpoints each, all answering.
+type bigConfig struct {
+	t    *testing.T
+	s    *store.Store
+	in   *openresty.Instance
+	port int
+}
+
+func newBigConfig(t *testing.T, in *openresty.Instance) *bigConfig {
 	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "r.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	a := openresty.NewApplier(s, in, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), "test")
-	runCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { a.Run(runCtx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	return &bigConfig{t: t, s: s, in: in, port: loopbackUpstream(t, "up", 100)}
+}
 
-	const perBackend = 100
-	port := loopbackUpstream(t, "up", perBackend)
-	mk := func(i int) *api.Backend {
-		b := &api.Backend{Name: fmt.Sprintf("b%03d", i), LoadBalance: api.RoundRobin}
-		for k := 1; k <= perBackend; k++ {
-			b.Endpoints = append(b.Endpoints, api.Endpoint{Address: fmt.Sprintf("127.0.0.%d", k), Port: port})
-		}
-		return b
+func (c *bigConfig) backend(i int) *api.Backend {
+	b := &api.Backend{Name: fmt.Sprintf("b%03d", i), LoadBalance: api.RoundRobin}
+	for k := 1; k <= 100; k++ {
+		b.Endpoints = append(b.Endpoints, api.Endpoint{Address: fmt.Sprintf("127.0.0.%d", k), Port: c.port})
 	}
-	write := func(n int) {
-		t.Helper()
-		srv := &api.Server{Name: "big", Hostnames: []string{"big.example.com"}}
-		var muts []api.Mutation
-		for i := 0; i < n; i++ {
-			muts = append(muts, api.Mutation{Kind: api.KindBackend, Backend: mk(i)})
-			srv.Locations = append(srv.Locations, api.Location{Path: fmt.Sprintf("/b%03d", i), Match: api.MatchPrefix, Backend: mk(i).Name})
-		}
-		muts = append(muts, api.Mutation{Kind: api.KindServer, Server: srv})
-		if _, err := s.Write(context.Background(), api.Meta{Actor: "t", Source: api.SourceAPI, Message: "grow"}, muts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	allRoute := func(n int) func() bool {
-		return func() bool {
-			for i := 0; i < n; i++ {
-				if r := get(t, proxyAddr(in), "big.example.com", fmt.Sprintf("/b%03d", i)); r.status != 200 || r.upstream != "up" {
-					return false
-				}
-			}
-			return true
-		}
-	}
+	return b
+}
+
+// pastFloor is how many backends need a bigger dict than the floor.
+func (c *bigConfig) pastFloor() int {
 	floor := openresty.SizeDicts(nil, nil).Backends
-	write(2)
-	eventually(t, "two backends route at the floor's size", 20*time.Second, allRoute(2))
-
-	// Grow until the dict needs more than the floor; the state must fit in the floor's
-	// capacity no longer, or the test would not show the resize.
-	n := 2
 	backends := map[string]*api.Backend{}
-	for openresty.SizeDicts(backends, nil).Backends == floor {
-		backends[mk(n).Name] = mk(n)
-		n++
+	n := 0
+	for ; openresty.SizeDicts(backends, nil).Backends == floor; n++ {
+		backends[c.backend(n).Name] = c.backend(n)
 	}
-	write(n)
-	eventually(t, fmt.Sprintf("all %d backends route after the resize", n), 60*time.Second, allRoute(n))
+	return n
+}
+
+// write stores n backends and a server routing /bNNN to each.
+func (c *bigConfig) write(n int) {
+	c.t.Helper()
+	srv := &api.Server{Name: "big", Hostnames: []string{"big.example.com"}}
+	var muts []api.Mutation
+	for i := 0; i < n; i++ {
+		muts = append(muts, api.Mutation{Kind: api.KindBackend, Backend: c.backend(i)})
+		srv.Locations = append(srv.Locations, api.Location{Path: fmt.Sprintf("/b%03d", i), Match: api.MatchPrefix, Backend: c.backend(i).Name})
+	}
+	muts = append(muts, api.Mutation{Kind: api.KindServer, Server: srv})
+	if _, err := c.s.Write(context.Background(), api.Meta{Actor: "t", Source: api.SourceAPI, Message: "grow"}, muts); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// allRoute reports whether each of n backends answers through the proxy.
+func (c *bigConfig) allRoute(n int) func() bool {
+	return func() bool {
+		for i := 0; i < n; i++ {
+			if r := get(c.t, proxyAddr(c.in), "big.example.com", fmt.Sprintf("/b%03d", i)); r.status != 200 || r.upstream != "up" {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func startRealApplier(t *testing.T, s *store.Store, in *openresty.Instance) *openresty.Applier {
+	a := openresty.NewApplier(s, in, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), "test")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { a.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return a
+}
+
+func checkLastApply(t *testing.T, a *openresty.Applier) {
+	t.Helper()
 	if st := a.Status(context.Background()); st.LastApply == nil || st.LastApply.Mode != api.ModeReload || len(st.LastApply.Skipped) != 0 {
 		t.Errorf("last apply: %+v, want a reload that skipped nothing", st.LastApply)
 	}
+}
+
+// A config that outgrows the shared dict's floor gets a bigger dict through a reload, and
+// nginx starts the resized zone empty: the applier must push every backend after it.
+func TestApplierPushesEverythingAfterADictResize(t *testing.T) {
+	in := startNginx(t, config(nil))
+	c := newBigConfig(t, in)
+	a := startRealApplier(t, c.s, in)
+	c.write(2)
+	eventually(t, "two backends route at the floor's size", 20*time.Second, c.allRoute(2))
+	n := c.pastFloor()
+	c.write(n)
+	eventually(t, fmt.Sprintf("all %d backends route after the resize", n), 60*time.Second, c.allRoute(n))
+	checkLastApply(t, a)
+}
+
+// The first apply finds nginx running the floor's dicts (restyplane started it with an
+// empty conf) and a head past them: the same holds.
+func TestFirstApplyPastTheFloorPushesAfterTheReload(t *testing.T) {
+	in := startNginx(t, config(nil))
+	c := newBigConfig(t, in)
+	n := c.pastFloor()
+	c.write(n)
+	a := startRealApplier(t, c.s, in)
+	eventually(t, fmt.Sprintf("all %d backends route after the first apply", n), 60*time.Second, c.allRoute(n))
+	checkLastApply(t, a)
 }
