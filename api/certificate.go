@@ -123,8 +123,9 @@ func trimSpace(b []byte) []byte {
 }
 
 // MaxCertificateBytes bounds the certificate chains and keys of a state together. OpenResty
-// keeps them in one shared dict, sized from them with headroom (openresty.DictSizes) up to
-// twice this; a write that would take them past it is refused, not left to fail at apply.
+// keeps them in one shared dict that nginx.conf sizes from them with headroom
+// (openresty.SizeDicts); the bound keeps that dict's memory bounded, and a write that would
+// take them past it is refused, not left to fail at apply.
 const MaxCertificateBytes = 32 << 20
 
 // checkCertificateBytes refuses a state whose certificates would not fit their shared dict.

@@ -19,8 +19,9 @@ type Store interface {
 
 // Proxy is one OpenResty instance as the applier drives it.
 type Proxy interface {
-	// Render returns the nginx.conf for cfg, stamped with generation.
-	Render(cfg api.Config, generation string) ([]byte, error)
+	// RenderSized returns the nginx.conf for cfg, with the shared dicts sized as given
+	// (cfg comes without its backends), stamped with generation.
+	RenderSized(cfg api.Config, dicts DictSizes, generation string) ([]byte, error)
 	// Test runs nginx -t on conf with the certificate files it names.
 	Test(ctx context.Context, conf []byte, certs []api.Certificate) error
 	// Reload tests, swaps in, reloads and confirms conf, restoring the previous file on
@@ -87,6 +88,7 @@ type Applier struct {
 	mu         sync.Mutex
 	running    *api.State // what the instance serves; nil until the first apply
 	runningCnf []byte     // its nginx.conf, rendered with an empty generation
+	runningDct DictSizes  // the dict sizes that conf names
 	lastGood   int64      // newest revision that applied and stayed healthy
 	rejected   int64      // head revision that nginx rejected; not retried until the head moves
 	lastReload time.Time

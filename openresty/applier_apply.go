@@ -3,6 +3,7 @@ package openresty
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -28,14 +29,15 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 	a.mu.Lock()
 	running := a.running
 	a.mu.Unlock()
-	if p.mode == api.ModeReload && !p.push.Empty() {
+	prePush := p.pushBefore
+	if p.mode == api.ModeReload && prePush {
 		if err := a.proxy.Test(ctx, p.conf, p.certs); err != nil {
 			a.reject(ctx, head, p.mode, start, err)
 			return 0
 		}
 	}
 	var skipped []api.SkippedObject
-	if !p.push.Empty() {
+	if prePush {
 		var err error
 		if skipped, err = a.proxy.Push(ctx, head.Revision, p.push); err != nil {
 			rec := a.record(ctx, head, p.mode, start, api.OutcomeFailed, err)
@@ -51,13 +53,25 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 		a.lastReload = time.Now()
 		a.mu.Unlock()
 		if err != nil {
-			if running != nil && !p.push.Empty() {
+			if running != nil && prePush {
 				if _, perr := a.proxy.Push(ctx, running.Revision, dynamicChanges(head, running, false)); perr != nil {
 					a.log.Error("restore dynamic state after a failed reload", "err", perr)
 				}
 			}
 			a.reject(ctx, head, p.mode, start, err)
 			return 0
+		}
+		if p.resized {
+			var err error
+			if skipped, err = a.proxy.Push(ctx, head.Revision, p.push); err != nil {
+				// The new workers run with empty dicts: what runs stays the old revision, so
+				// the next step reloads again (nginx keeps the zones) and pushes everything.
+				rec := a.record(ctx, head, p.mode, start, api.OutcomeFailed, fmt.Errorf("push after resizing the shared dicts: %w", err))
+				a.mu.Lock()
+				a.last, a.needFull = rec, true
+				a.mu.Unlock()
+				return retryFailed
+			}
 		}
 	}
 	a.mu.Lock()
@@ -78,7 +92,7 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 	if len(skipped) > 0 {
 		a.retryAt = time.Now().Add(retrySkipped)
 	}
-	a.running, a.runningCnf, a.rejected = head, p.confKey, 0
+	a.running, a.runningCnf, a.runningDct, a.rejected = head, p.confKey, p.dicts, 0
 	if rec != nil {
 		a.last = rec
 	}

@@ -17,7 +17,13 @@ type plan struct {
 	push    Push
 	conf    []byte // the candidate nginx.conf, stamped with the head's generation
 	confKey []byte // the same without generation, to compare with what runs
+	dicts   DictSizes
 	certs   []api.Certificate
+	// resized is a reload that changes a shared dict's size, or may (nothing is known of
+	// what runs): nginx starts such a zone empty, so the full dynamic state is pushed
+	// after the reload. pushBefore is whether it is pushed before too: always but for a
+	// known resize, so that the new workers find what they route to in a zone they keep.
+	resized, pushBefore bool
 }
 
 // plan compares the head with what runs. The rendered nginx.conf decides between reload
@@ -26,8 +32,10 @@ type plan struct {
 // A plan with an error is one nginx must not see: the error says why.
 func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	a.mu.Lock()
-	running, runningCnf := a.running, a.runningCnf
+	running, runningCnf, runningDct := a.running, a.runningCnf, a.runningDct
 	a.mu.Unlock()
+	// The dicts are sized from the head's objects, which the rendered config leaves out.
+	dicts := SizeDicts(head.Backends, head.Certificates)
 	// Backends are pushed, never rendered: leaving them out of the config spares copying
 	// and sorting thousands of them at every apply, dynamic ones included.
 	rendered := *head
@@ -37,29 +45,37 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	// none of those changed it is the running one, and rendering a config of thousands of
 	// servers just to find that out would cost every endpoint change a third of a second.
 	key := runningCnf
-	if running == nil || !sameStructure(running, head) {
+	if running == nil || !sameStructure(running, head) || dicts != runningDct {
 		var err error
-		if key, err = a.proxy.Render(cfg, ""); err != nil {
+		if key, err = a.proxy.RenderSized(cfg, dicts, ""); err != nil {
 			return nil, fmt.Errorf("render revision %d: %w", head.Revision, err)
 		}
 	}
 	var err error
-	p := &plan{mode: api.ModeNone, confKey: key, certs: cfg.Certificates}
+	known := true // whether runningDct is what runs
+	p := &plan{mode: api.ModeNone, confKey: key, dicts: dicts, certs: cfg.Certificates}
 	p.push = a.withSkipped(dynamicChanges(running, head, full || running == nil), head)
 	switch {
-	case running == nil && a.inPlace(cfg):
+	case running == nil && a.inPlace(cfg, dicts):
 		// The conf that runs is the head's, but the dynamic state is unknown: full push.
 		p.mode = api.ModeFull
 	case running == nil || !bytes.Equal(key, runningCnf):
 		p.mode = api.ModeReload
-		if p.conf, err = a.proxy.Render(cfg, generation(head)); err != nil {
+		if p.conf, err = a.proxy.RenderSized(cfg, dicts, generation(head)); err != nil {
 			return nil, fmt.Errorf("render revision %d: %w", head.Revision, err)
+		}
+		if running == nil {
+			runningDct, known = a.dictsInPlace(dicts)
+		}
+		if p.resized = !known || dicts != runningDct; p.resized {
+			p.push = a.withSkipped(dynamicChanges(running, head, true), head)
 		}
 	case p.push.Full:
 		p.mode = api.ModeFull
 	case !p.push.Empty():
 		p.mode = api.ModeDynamic
 	}
+	p.pushBefore = !p.push.Empty() && (!p.resized || !known)
 	// nginx -t checks the key of every certificate a server names, and says so in its own
 	// words; a certificate that goes only into shared memory has no such check, so the
 	// applier makes it here.
@@ -82,7 +98,7 @@ var _ ConfInPlacer = (*Instance)(nil)
 // inPlace reports whether the proxy runs the conf cfg renders to: the head's render,
 // stamped with the running generation, equals the conf in place byte for byte. Then the
 // first apply, after restyplane started or adopted nginx, needs no reload.
-func (a *Applier) inPlace(cfg api.Config) bool {
+func (a *Applier) inPlace(cfg api.Config, dicts DictSizes) bool {
 	ip, ok := a.proxy.(ConfInPlacer)
 	if !ok {
 		return false
@@ -91,8 +107,19 @@ func (a *Applier) inPlace(cfg api.Config) bool {
 	if conf == nil {
 		return false
 	}
-	want, err := a.proxy.Render(cfg, gen)
+	want, err := a.proxy.RenderSized(cfg, dicts, gen)
 	return err == nil && bytes.Equal(want, conf)
+}
+
+// dictsInPlace returns the dict sizes of the conf in place, before the first apply, and
+// whether they are known. A proxy that cannot tell is taken to keep head's sizes.
+func (a *Applier) dictsInPlace(head DictSizes) (DictSizes, bool) {
+	ip, ok := a.proxy.(ConfInPlacer)
+	if !ok {
+		return head, true
+	}
+	conf, _ := ip.ConfInPlace()
+	return confDicts(conf)
 }
 
 // sameStructure reports whether two states render the same nginx.conf: the same settings

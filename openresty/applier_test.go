@@ -27,9 +27,9 @@ type fakeProxy struct {
 	restarted chan struct{}
 }
 
-func (f *fakeProxy) Render(cfg api.Config, gen string) ([]byte, error) {
+func (f *fakeProxy) RenderSized(cfg api.Config, dicts DictSizes, gen string) ([]byte, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "gen %s\n", gen)
+	fmt.Fprintf(&b, "gen %s\ndicts %d %d\n", gen, dicts.Backends, dicts.Certificates)
 	for _, s := range cfg.Servers {
 		fmt.Fprintf(&b, "server %s %v\n", s.Name, s.Locations)
 	}

@@ -11,6 +11,14 @@ func (in *Instance) Render(cfg api.Config, generation string) ([]byte, error) {
 	return Render(cfg, in.opts.RenderOptions(generation))
 }
 
+// RenderSized is Render with the shared dicts sized as given, for a cfg rendered without
+// its backends.
+func (in *Instance) RenderSized(cfg api.Config, dicts DictSizes, generation string) ([]byte, error) {
+	o := in.opts.RenderOptions(generation)
+	o.Dicts = dicts
+	return Render(cfg, o)
+}
+
 // Push sends a dynamic update to the admin endpoint, stamped with version: certificates
 // first, so that a backend never routes a TLS server whose certificate is not there yet.
 // A full push replaces everything the instance holds.

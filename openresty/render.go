@@ -34,6 +34,9 @@ type RenderOptions struct {
 	StubStatus bool
 	// User is the user directive; empty leaves nginx's default.
 	User string
+	// Dicts sizes the shared dicts; zero sizes them from the config's own backends and
+	// certificates (SizeDicts). The applier, which renders without backends, sets it.
+	Dicts DictSizes
 }
 
 var (
@@ -72,6 +75,9 @@ func checkRenderOptions(o RenderOptions) error {
 	}
 	if !filepath.IsAbs(o.Prefix) || filepath.Clean(o.Prefix) != o.Prefix || !prefixRe.MatchString(o.Prefix) {
 		return fmt.Errorf("prefix %q: must be a clean absolute path of letters, digits and ._/+=,@~-", o.Prefix)
+	}
+	if d := o.Dicts; d != (DictSizes{}) && (d.Backends < 1 || d.Certificates < 1) {
+		return fmt.Errorf("dict sizes %+v: want at least 1 MiB each", d)
 	}
 	for _, l := range []string{o.ProxyListen, o.TLSListen} {
 		if _, err := listenPort(l); err != nil {

@@ -32,6 +32,9 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("settings: %w", err)
 	}
+	if opts.Dicts == (DictSizes{}) {
+		opts.Dicts = sizeConfig(cfg)
+	}
 	l := layout(opts.Prefix)
 	v := &confView{RenderOptions: opts, Paths: l.confPaths(), S: s, Workers: "auto", HashBucket: 64, Upstream: upstreamName}
 	if s.WorkerProcesses > 0 {

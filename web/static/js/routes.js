@@ -12,6 +12,7 @@ import { renderDiff } from './views/diff.js';
 import { renderAudit } from './views/audit.js';
 import { renderTokens } from './views/tokens.js';
 import { renderInstances } from './views/instances.js';
+import { renderIngresses } from './views/ingresses.js';
 
 export const routes = [
   { path: '/', view: renderOverview, nav: 'overview' },
@@ -33,6 +34,7 @@ export const routes = [
   { path: '/history/:id', view: renderRevision, nav: 'history' },
   { path: '/diff', view: renderDiff, nav: 'history' },
   { path: '/instances', view: renderInstances, nav: 'instances' },
+  { path: '/ingresses', view: renderIngresses, nav: 'ingresses' },
   { path: '/audit', view: renderAudit, nav: 'audit', role: 'editor' },
   { path: '/tokens', view: renderTokens, nav: 'tokens', role: 'admin' },
 ];

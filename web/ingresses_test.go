@@ -1,0 +1,104 @@
+package web_test
+
+import (
+	"context"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/restyplane/restyplane/internal/rptest"
+	"github.com/restyplane/restyplane/reconciler"
+	"github.com/restyplane/restyplane/reconciler/kubetest"
+)
+
+// The Ingresses view lists each Ingress of restyplane's class with its verdict and its
+// annotations' (honoured, refused with why, ignored), from a real kube-apiserver that a
+// real restyplane reconciles: the verdicts come from the reconciler, so nothing cheaper
+// than a cluster gives them.
+func TestIngressesShowsEachAnnotationsVerdict(t *testing.T) {
+	c := kubetest.StartT(t)
+	c.Create(t, kubetest.IngressClass("restyplane", reconciler.DefaultController, false))
+	ns := c.Namespace(t, "webui")
+	svc := kubetest.Service(ns, "shop", 80)
+	safe := kubetest.Ingress(ns, "safe", "restyplane", kubetest.Path{Host: "safe.example.com", Path: "/", Service: "shop", Port: 80})
+	safe.Annotations = map[string]string{"nginx.ingress.kubernetes.io/ssl-redirect": "false", "nginx.ingress.kubernetes.io/proxy-body-size": "8m"}
+	locked := kubetest.Ingress(ns, "locked", "restyplane", kubetest.Path{Host: "locked.example.com", Path: "/", Service: "shop", Port: 80})
+	locked.Annotations = map[string]string{"nginx.ingress.kubernetes.io/auth-url": "http://auth.example.com/"}
+	c.Create(t, svc, safe, locked)
+
+	p := rptest.Start(t, rptest.Options{Token: adminSecret, Reason: "browser test setup",
+		Args: []string{"--kubeconfig", writeKubeconfig(t, c.Config), "--lease-namespace", ns, "--lease-identity", "web"}})
+	rp := &restyplane{Process: p, t: t}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		l, err := c.Client.CoordinationV1().Leases(ns).Get(context.Background(), "restyplane-reconciler", metav1.GetOptions{})
+		if err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity == "web" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reconciler did not take its Lease within 30s: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	b := newBrowser(t, rp.API, 1280, 900)
+	b.signIn(rp.token("vera", "viewer"))
+	b.route("#/ingresses", tid("ingresses"))
+	b.waitFor("two Ingresses", `document.querySelectorAll('[data-testid="ingress-row"]').length === 2`)
+	row := func(name string) string {
+		return b.text(`[data-testid="ingress-row"][data-name="` + ns + `/` + name + `"]`)
+	}
+	locks := row("locked")
+	for _, want := range []string{"refused", "auth-url"} {
+		if !strings.Contains(locks, want) {
+			t.Errorf("the locked Ingress's row %q lacks %q", locks, want)
+		}
+	}
+	safes := row("safe")
+	for _, want := range []string{"served", "ssl-redirect", "honoured", "proxy-body-size", "ignored"} {
+		if !strings.Contains(safes, want) {
+			t.Errorf("the safe Ingress's row %q lacks %q", safes, want)
+		}
+	}
+	b.waitFor("the auth-url annotation refused", `!!document.querySelector('[data-testid="ingress-row"][data-name="`+ns+`/locked"] [data-testid="annotation"][data-verdict="refused"]')`)
+	b.noHorizontalScroll("ingresses")
+}
+
+// writeKubeconfig writes a kubeconfig that reaches the API server as cfg does, for the
+// restyplane binary's --kubeconfig.
+func writeKubeconfig(t testing.TB, cfg *rest.Config) string {
+	t.Helper()
+	u, err := url.Parse(cfg.Host)
+	if err != nil || u.Host == "" {
+		t.Fatalf("the API server address %q is not a URL: %v", cfg.Host, err)
+	}
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["kubetest"] = &clientcmdapi.Cluster{Server: "https://" + u.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["kubetest"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData,
+		Token: cfg.BearerToken, Username: cfg.Username, Password: cfg.Password}
+	kc.Contexts["kubetest"] = &clientcmdapi.Context{Cluster: "kubetest", AuthInfo: "kubetest"}
+	kc.CurrentContext = "kubetest"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatalf("write kubeconfig: %v", err)
+	}
+	return path
+}
+
+// Without a cluster the view says so instead of failing.
+func TestIngressesWithoutAClusterSaysSo(t *testing.T) {
+	rp := startRestyplane(t)
+	b := newBrowser(t, rp.API, 1280, 900)
+	b.signIn(rp.token("vera", "viewer"))
+	b.route("#/ingresses", tid("ingresses-no-cluster"))
+	if got := b.text(tid("ingresses-no-cluster")); !strings.Contains(got, "without a Kubernetes cluster") {
+		t.Errorf("no-cluster state = %q", got)
+	}
+}
