@@ -24,7 +24,10 @@ func (in *instance) tally(n int, host, path string, hdr ...string) map[string]in
 func TestBalancers(t *testing.T) {
 	in := start(t)
 	a, b := newUpstream(t, "a", 200, 0), newUpstream(t, "b", 200, 0)
-	fast, slow := newUpstream(t, "fast", 200, 0), newUpstream(t, "slow", 200, 30*time.Millisecond)
+	// The slow upstream is 100 ms slower: with 30 ms, a machine whose both cores are busy
+	// delayed the fast one by as much now and then, and EWMA rightly saw less difference
+	// (a -count=3 run under load gave the fast one 64% instead of at least 75%).
+	fast, slow := newUpstream(t, "fast", 200, 0), newUpstream(t, "slow", 200, 100*time.Millisecond)
 	main := backend("main", a.endpoint(1))
 	main["canary"] = map[string]any{"backend": "alt", "weight": 20, "header": "X-Canary", "headerValue": "always"}
 	in.must("POST", "/api/v1/backends", backend("alt", b.endpoint(1)))
