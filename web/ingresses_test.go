@@ -31,7 +31,8 @@ func TestIngressesShowsEachAnnotationsVerdict(t *testing.T) {
 	safe.Annotations = map[string]string{"nginx.ingress.kubernetes.io/ssl-redirect": "false", "nginx.ingress.kubernetes.io/proxy-body-size": "8m"}
 	locked := kubetest.Ingress(ns, "locked", "restyplane", kubetest.Path{Host: "locked.example.com", Path: "/", Service: "shop", Port: 80})
 	locked.Annotations = map[string]string{"nginx.ingress.kubernetes.io/auth-url": "http://auth.example.com/"}
-	c.Create(t, svc, safe, locked)
+	other := kubetest.Ingress(ns, "elsewhere", "nginx", kubetest.Path{Host: "other.example.com", Path: "/", Service: "shop", Port: 80})
+	c.Create(t, svc, safe, locked, other)
 
 	p := rptest.Start(t, rptest.Options{Token: adminSecret, Reason: "browser test setup",
 		Args: []string{"--kubeconfig", writeKubeconfig(t, c.Config), "--lease-namespace", ns, "--lease-identity", "web"}})
@@ -69,6 +70,13 @@ func TestIngressesShowsEachAnnotationsVerdict(t *testing.T) {
 	}
 	b.waitFor("the auth-url annotation refused", `!!document.querySelector('[data-testid="ingress-row"][data-name="`+ns+`/locked"] [data-testid="annotation"][data-verdict="refused"]')`)
 	b.noHorizontalScroll("ingresses")
+
+	// Another class's Ingress shows only when asked for, judged as if it moved over.
+	b.click(tid("ingresses-class"))
+	b.waitFor("three Ingresses with every class", `document.querySelectorAll('[data-testid="ingress-row"]').length === 3`)
+	if got := row("elsewhere"); !strings.Contains(got, "nginx") || !strings.Contains(got, "other") {
+		t.Errorf("the other class's row = %q, want its class marked as another", got)
+	}
 }
 
 // writeKubeconfig writes a kubeconfig that reaches the API server as cfg does, for the
