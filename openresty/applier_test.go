@@ -24,6 +24,7 @@ type fakeProxy struct {
 	pushes    []Push
 	rejectOn  string // a Test of a config containing this fails
 	counters  map[string]Counter
+	reads     int // Counters calls, so a test can wait for the watch's looks
 	restarted chan struct{}
 }
 
@@ -64,6 +65,7 @@ func (f *fakeProxy) Push(_ context.Context, _ int64, p Push) ([]api.SkippedObjec
 func (f *fakeProxy) Counters(context.Context, int64) (map[string]Counter, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.reads++
 	out := map[string]Counter{}
 	for k, v := range f.counters {
 		out[k] = v
@@ -192,12 +194,18 @@ func TestApplierRollsBackUnhealthyRevision(t *testing.T) {
 	waitFor(t, "first apply", func() bool { return a.Status(context.Background()).LastGood == good })
 	bad := mustWrite(t, s, web(8500))
 	waitFor(t, "watch", func() bool { return a.Status(context.Background()).Watching == bad })
-	time.Sleep(2 * watchPoll) // the watch takes its baseline
+	looks := func(n int) func() bool { // n more reads of the counters than now
+		p.mu.Lock()
+		from := p.reads
+		p.mu.Unlock()
+		return func() bool { p.mu.Lock(); defer p.mu.Unlock(); return p.reads >= from+n }
+	}
+	waitFor(t, "the watch's baseline", looks(1))
 	p.mu.Lock()
 	// One client alone is not enough: it could have provoked the errors itself.
 	p.counters["web"] = Counter{Requests: 40, Errors: 38, Clients: 1}
 	p.mu.Unlock()
-	time.Sleep(2 * watchPoll) // two looks at the counters, with no rollback
+	waitFor(t, "two looks at the counters", looks(2))
 	if s.Head().Revision != bad {
 		t.Fatalf("head = %d after 38 failures from one client, want %d", s.Head().Revision, bad)
 	}
