@@ -15,6 +15,8 @@ type Config struct {
 	Backends     []Backend     `json:"backends"`
 	Servers      []Server      `json:"servers"`
 	Certificates []Certificate `json:"certificates"`
+	// Htpasswds are the users of basic auth, without their lines unless withKeys.
+	Htpasswds []Htpasswd `json:"htpasswds,omitempty"`
 }
 
 // State is a config indexed by name, the form the store keeps the head in and checks
@@ -30,6 +32,7 @@ type State struct {
 	Backends     map[string]*Backend
 	Servers      map[string]*Server
 	Certificates map[string]*Certificate
+	Htpasswds    map[string]*Htpasswd
 }
 
 // NewState returns an empty state with default settings.
@@ -39,6 +42,7 @@ func NewState() *State {
 		Backends:     map[string]*Backend{},
 		Servers:      map[string]*Server{},
 		Certificates: map[string]*Certificate{},
+		Htpasswds:    map[string]*Htpasswd{},
 	}
 }
 
@@ -50,6 +54,7 @@ func (s *State) Clone() *State {
 		Backends:     maps.Clone(s.Backends),
 		Servers:      maps.Clone(s.Servers),
 		Certificates: maps.Clone(s.Certificates),
+		Htpasswds:    maps.Clone(s.Htpasswds),
 	}
 }
 
@@ -70,6 +75,13 @@ func (s *State) Config(withKeys bool) Config {
 			cert = cert.Redacted()
 		}
 		c.Certificates = append(c.Certificates, cert)
+	}
+	for _, name := range sortedKeys(s.Htpasswds) {
+		h := *s.Htpasswds[name]
+		if !withKeys {
+			h = h.Redacted()
+		}
+		c.Htpasswds = append(c.Htpasswds, h)
 	}
 	return c
 }
@@ -100,6 +112,10 @@ func (s *State) Check(touched []Ref) error {
 					return err
 				}
 				claimants = append(claimants, r.Name)
+			}
+		case KindHtpasswd:
+			if err := s.checkHtpasswd(r.Name); err != nil {
+				return err
 			}
 		case KindCertificate:
 			if s.Certificates[r.Name] != nil {
@@ -136,6 +152,9 @@ func (s *State) CheckAll() error {
 	for n := range s.Servers {
 		refs = append(refs, Ref{KindServer, n})
 	}
+	for n := range s.Htpasswds {
+		refs = append(refs, Ref{KindHtpasswd, n})
+	}
 	return s.Check(refs)
 }
 
@@ -148,7 +167,7 @@ func (s *State) checkServerRefs(srv *Server) error {
 			return Invalid(fmt.Sprintf("locations[%d].backend", i), "backend %q does not exist", l.Backend)
 		}
 	}
-	return nil
+	return s.checkAuthRefs(srv)
 }
 
 func (s *State) unreferencedBackend(name string) error {

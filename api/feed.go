@@ -31,6 +31,9 @@ type FeedMessage struct {
 	DeletedBackends     []string      `json:"deletedBackends,omitempty"`
 	DeletedServers      []string      `json:"deletedServers,omitempty"`
 	DeletedCertificates []string      `json:"deletedCertificates,omitempty"`
+	// Htpasswds travel like certificates: whole, with their lines (policies, issue 11).
+	Htpasswds        []Htpasswd `json:"htpasswds,omitempty"`
+	DeletedHtpasswds []string   `json:"deletedHtpasswds,omitempty"`
 }
 
 // Snapshot returns the whole state as a snapshot message, certificate keys included.
@@ -38,7 +41,7 @@ func Snapshot(s *State) FeedMessage {
 	set := s.Settings
 	c := s.Config(true)
 	return FeedMessage{Type: FeedSnapshot, Revision: s.Revision, Written: s.Written, Settings: &set,
-		Backends: c.Backends, Servers: c.Servers, Certificates: c.Certificates}
+		Backends: c.Backends, Servers: c.Servers, Certificates: c.Certificates, Htpasswds: c.Htpasswds}
 }
 
 // Delta returns what changed from old to cur, comparing objects by version: an object's
@@ -53,6 +56,7 @@ func Delta(old, cur *State) FeedMessage {
 	m.Backends, m.DeletedBackends = changed(old.Backends, cur.Backends, func(b *Backend) int64 { return b.Version })
 	m.Servers, m.DeletedServers = changed(old.Servers, cur.Servers, func(v *Server) int64 { return v.Version })
 	m.Certificates, m.DeletedCertificates = changed(old.Certificates, cur.Certificates, func(c *Certificate) int64 { return c.Version })
+	m.Htpasswds, m.DeletedHtpasswds = changed(old.Htpasswds, cur.Htpasswds, func(h *Htpasswd) int64 { return h.Version })
 	return m
 }
 
@@ -79,7 +83,8 @@ func changed[T any](old, cur map[string]*T, version func(*T) int64) (upserts []T
 // Empty reports whether a delta changes nothing.
 func (m FeedMessage) Empty() bool {
 	return m.Settings == nil && len(m.Backends)+len(m.Servers)+len(m.Certificates)+
-		len(m.DeletedBackends)+len(m.DeletedServers)+len(m.DeletedCertificates) == 0
+		len(m.DeletedBackends)+len(m.DeletedServers)+len(m.DeletedCertificates)+
+		len(m.Htpasswds)+len(m.DeletedHtpasswds) == 0
 }
 
 // ApplyTo returns the state the message makes of base: a snapshot ignores base, a delta
@@ -112,6 +117,12 @@ func (m FeedMessage) ApplyTo(base *State) *State {
 	}
 	for _, n := range m.DeletedCertificates {
 		delete(s.Certificates, n)
+	}
+	for i := range m.Htpasswds {
+		s.Htpasswds[m.Htpasswds[i].Name] = &m.Htpasswds[i]
+	}
+	for _, n := range m.DeletedHtpasswds {
+		delete(s.Htpasswds, n)
 	}
 	return s
 }

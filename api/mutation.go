@@ -10,6 +10,7 @@ type Mutation struct {
 	Server      *Server
 	Certificate *Certificate
 	Settings    *Settings
+	Htpasswd    *Htpasswd
 }
 
 // Ref returns the object the mutation touches.
@@ -19,7 +20,7 @@ func (m Mutation) Ref() Ref { return Ref{Kind: m.Kind, Name: m.Name} }
 // the object so that equal intent stores equal bytes.
 func (m *Mutation) Validate() error {
 	set := 0
-	for _, p := range []bool{m.Backend != nil, m.Server != nil, m.Certificate != nil, m.Settings != nil} {
+	for _, p := range []bool{m.Backend != nil, m.Server != nil, m.Certificate != nil, m.Settings != nil, m.Htpasswd != nil} {
 		if p {
 			set++
 		}
@@ -52,6 +53,13 @@ func (m *Mutation) Validate() error {
 		m.Name = m.Certificate.Name
 		// The key may be omitted on update; the store then keeps the stored one.
 		return m.Certificate.Validate(false)
+	case m.Kind == KindHtpasswd && m.Htpasswd != nil:
+		if m.Htpasswd.Source.Kind == "" {
+			m.Htpasswd.Source.Kind = SourceAPI
+		}
+		m.Name = m.Htpasswd.Name
+		// The lines may be omitted on update; the store then keeps the stored ones.
+		return m.Htpasswd.Validate()
 	case m.Kind == KindSettings && m.Settings != nil:
 		m.Name = SettingsName
 		return m.Settings.Validate()

@@ -11,6 +11,8 @@ const (
 	KindServer      = "server"
 	KindCertificate = "certificate"
 	KindSettings    = "settings"
+	// KindHtpasswd is the users of basic auth (policies, issue 11).
+	KindHtpasswd = "htpasswd"
 )
 
 // SettingsName is the name of the one settings object.

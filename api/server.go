@@ -49,6 +49,8 @@ type Location struct {
 	Rewrite    string    `json:"rewrite,omitempty" example:"/"`
 	Timeouts   *Timeouts `json:"timeouts,omitempty"`
 	SetHeaders []Header  `json:"setHeaders,omitempty"`
+	// Auth (policies, issue 11): basic and external auth; see policy_auth.go.
+	Auth *LocationAuth `json:"auth,omitempty"`
 }
 
 // Header is a request header that a location sets on the proxied request.
@@ -169,7 +171,8 @@ func (l *Location) validate() error {
 			return err
 		}
 	}
-	return nil
+	// Policies (issue 11): auth.
+	return l.Auth.validate()
 }
 
 // regexChars are the characters a regex location may use. The renderer writes the regex in

@@ -16,6 +16,8 @@ func (s *State) Apply(m Mutation) {
 		s.Certificates[m.Name] = m.Certificate
 	case KindSettings:
 		s.Settings = *m.Settings
+	case KindHtpasswd:
+		s.Htpasswds[m.Name] = m.Htpasswd
 	}
 }
 
@@ -30,6 +32,8 @@ func (s *State) Delete(r Ref) {
 		delete(s.Certificates, r.Name)
 	case KindSettings:
 		s.Settings = DefaultSettings()
+	case KindHtpasswd:
+		delete(s.Htpasswds, r.Name)
 	}
 }
 
@@ -51,6 +55,10 @@ func (s *State) Lookup(r Ref) (version int64, owner Source, ok bool) {
 		}
 	case KindSettings:
 		return s.Settings.Version, Source{Kind: SourceAPI}, true
+	case KindHtpasswd:
+		if h := s.Htpasswds[r.Name]; h != nil {
+			return h.Version, h.Source, true
+		}
 	}
 	return 0, Source{}, false
 }
@@ -61,6 +69,10 @@ func (s *State) Refs() []Ref {
 	refs = append(refs, Ref{KindSettings, SettingsName})
 	for _, n := range sortedKeys(s.Certificates) {
 		refs = append(refs, Ref{KindCertificate, n})
+	}
+	// Htpasswd objects come before the servers that name them.
+	for _, n := range sortedKeys(s.Htpasswds) {
+		refs = append(refs, Ref{KindHtpasswd, n})
 	}
 	for _, n := range sortedKeys(s.Backends) {
 		refs = append(refs, Ref{KindBackend, n})

@@ -20,6 +20,8 @@ type ConfigRequest struct {
 	Backends     []api.Backend     `json:"backends"`
 	Servers      []api.Server      `json:"servers"`
 	Certificates []api.Certificate `json:"certificates"`
+	// Htpasswds: one without content keeps its stored lines (policies, issue 11).
+	Htpasswds []api.Htpasswd `json:"htpasswds,omitempty"`
 }
 
 // getConfig godoc
@@ -91,7 +93,7 @@ func (s *Server) putConfig(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	head := s.store.Head()
-	cfg := api.Config{Settings: head.Settings, Backends: req.Backends, Servers: req.Servers, Certificates: req.Certificates}
+	cfg := api.Config{Settings: head.Settings, Backends: req.Backends, Servers: req.Servers, Certificates: req.Certificates, Htpasswds: req.Htpasswds}
 	if req.Settings != nil {
 		cfg.Settings = *req.Settings
 		// Zero settings mean the defaults, as in the store.
@@ -139,6 +141,20 @@ func dropKubernetesOwned(cfg *api.Config, head *api.State) error {
 				return nil, false
 			}
 			return c.Redacted(), true
+		},
+	)
+	if err != nil {
+		return err
+	}
+	// Htpasswds (policies, issue 11), compared without their lines like certificates.
+	cfg.Htpasswds, err = withoutKubernetes(api.KindHtpasswd, cfg.Htpasswds,
+		func(h api.Htpasswd) (string, api.Source) { return h.Name, h.Source },
+		func(name string) (any, bool) {
+			h, ok := head.Htpasswds[name]
+			if !ok {
+				return nil, false
+			}
+			return h.Redacted(), true
 		},
 	)
 	return err

@@ -159,6 +159,9 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Get("/kubernetes/ingresses", s.handle(s.listIngresses))
 			r.Get("/kubernetes/hostnames", s.handle(s.listHostnames))
 			r.Get("/instances", s.handle(s.listInstances))
+			// Policies (issue 11): htpasswd objects, read without their hashes.
+			r.Get("/htpasswds", s.handle(s.listHtpasswds))
+			r.Get("/htpasswds/{name}", s.handle(s.getHtpasswd))
 		})
 		// The feed carries private keys: only data planes read it, and their tokens do
 		// nothing else.
@@ -182,6 +185,10 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Put("/config", s.handle(s.putConfig))
 			r.Post("/revisions/{id}/rollback", s.handle(s.rollback))
 			r.Get("/audit", s.handle(s.listAudit))
+			// Policies (issue 11): htpasswd objects.
+			r.Post("/htpasswds", s.handle(s.createHtpasswd))
+			r.Put("/htpasswds/{name}", s.handle(s.putHtpasswd))
+			r.Delete("/htpasswds/{name}", s.handle(s.deleteHtpasswd))
 		})
 		r.Group(func(r chi.Router) {
 			r.Use(s.require(api.RoleAdmin))

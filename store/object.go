@@ -59,6 +59,10 @@ func encode(m api.Mutation) (body, secret []byte, err error) {
 		st := *m.Settings
 		st.Version = 0
 		v = st
+	case api.KindHtpasswd:
+		h := m.Htpasswd.Redacted()
+		h.Version = 0
+		v, secret = h, []byte(m.Htpasswd.Content)
 	default:
 		return nil, nil, fmt.Errorf("unknown kind %q", m.Kind)
 	}
@@ -83,6 +87,9 @@ func mutationOf(st *api.State, r api.Ref) (api.Mutation, bool) {
 		set := st.Settings
 		m.Settings = &set
 		return m, true
+	case api.KindHtpasswd:
+		m.Htpasswd = st.Htpasswds[r.Name]
+		return m, m.Htpasswd != nil
 	}
 	return m, false
 }
@@ -116,6 +123,12 @@ func load(st *api.State, r objectRow) error {
 		c.Key = string(r.Secret)
 		c.Version = r.Revision
 		st.Certificates[r.Name] = &c
+	case api.KindHtpasswd:
+		var h api.Htpasswd
+		err = json.Unmarshal(r.Body, &h)
+		h.Content = string(r.Secret)
+		h.Version = r.Revision
+		st.Htpasswds[r.Name] = &h
 	case api.KindSettings:
 		set := api.DefaultSettings()
 		err = json.Unmarshal(r.Body, &set)

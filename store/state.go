@@ -95,6 +95,12 @@ func (s *Store) ReplaceConfig(ctx context.Context, meta api.Meta, cfg api.Config
 				return nil, err
 			}
 		}
+		for i := range cfg.Htpasswds {
+			h := &cfg.Htpasswds[i]
+			if err := add(api.Mutation{Kind: api.KindHtpasswd, Name: h.Name, Htpasswd: h}, &h.Source, fmt.Sprintf("htpasswds[%d].source", i)); err != nil {
+				return nil, err
+			}
+		}
 		for i := range cfg.Backends {
 			b := &cfg.Backends[i]
 			if err := add(api.Mutation{Kind: api.KindBackend, Name: b.Name, Backend: b}, &b.Source, fmt.Sprintf("backends[%d].source", i)); err != nil {

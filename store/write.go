@@ -213,6 +213,13 @@ func stamp(m *api.Mutation, head *api.State, rev int64) {
 		set := *m.Settings
 		set.Version = rev
 		m.Settings = &set
+	case api.KindHtpasswd:
+		h := *m.Htpasswd
+		h.Version = rev
+		if cur := head.Htpasswds[h.Name]; h.Content == "" && cur != nil {
+			h.Content, h.Users, h.Fingerprint = cur.Content, cur.Users, cur.Fingerprint
+		}
+		m.Htpasswd = &h
 	}
 }
 
@@ -256,6 +263,8 @@ func refName(m *api.Mutation) string {
 		return m.Certificate.Name
 	case m.Settings != nil:
 		return api.SettingsName
+	case m.Htpasswd != nil:
+		return m.Htpasswd.Name
 	}
 	return m.Name
 }
@@ -268,6 +277,8 @@ func objectSource(m *api.Mutation) api.Source {
 		return m.Server.Source
 	case m.Certificate != nil:
 		return m.Certificate.Source
+	case m.Htpasswd != nil:
+		return m.Htpasswd.Source
 	}
 	return api.Source{}
 }

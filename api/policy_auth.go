@@ -1,0 +1,130 @@
+package api
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// LocationAuth is who may pass a location: users of an htpasswd object (basic auth), an
+// external auth service asked by a subrequest, or both, when both must agree.
+type LocationAuth struct {
+	Basic    *BasicAuth    `json:"basic,omitempty"`
+	External *ExternalAuth `json:"external,omitempty"`
+}
+
+// BasicAuth asks for a user of an htpasswd object; a request without valid credentials is
+// answered 401 with WWW-Authenticate: Basic realm="<Realm>".
+type BasicAuth struct {
+	// Htpasswd names the htpasswd object that holds the users.
+	Htpasswd string `json:"htpasswd" example:"shop-admins"`
+	// Realm is shown by browsers in the login prompt; "Authentication Required" if empty.
+	Realm string `json:"realm,omitempty" example:"shop admin"`
+}
+
+// ExternalAuth asks an auth service by a subrequest before every request, as nginx's
+// auth_request does: a 2xx lets the request through, 401 and 403 are returned to the
+// client (401 redirects to Signin when set), anything else is a 500.
+type ExternalAuth struct {
+	// URL is the auth service: http or https, a host, an optional port and path.
+	URL string `json:"url" example:"http://auth.internal:8080/verify"`
+	// Method is the subrequest's method, GET if empty.
+	Method string `json:"method,omitempty" enums:"GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS" example:"GET"`
+	// Signin, when set, turns a 401 into a 302 to it, with rd=<the original URL> added
+	// unless its query already has an rd parameter.
+	Signin string `json:"signin,omitempty" example:"https://login.example.com/start"`
+	// ResponseHeaders are headers of the auth service's answer passed to the upstream.
+	ResponseHeaders []string `json:"responseHeaders,omitempty" example:"X-User"`
+	// RequestRedirect is sent to the auth service as X-Auth-Request-Redirect; the
+	// original request URI if empty.
+	RequestRedirect string `json:"requestRedirect,omitempty"`
+}
+
+// MaxAuthResponseHeaders bounds the headers an external auth passes upstream.
+const MaxAuthResponseHeaders = 16
+
+var (
+	// authURLRe keeps the auth URL to scheme, host, port and path: proxy_pass expands
+	// variables, and the grammar (with quote's refusal of '$') keeps users' text literal.
+	authURLRe = regexp.MustCompile(`^(https?)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?(/[A-Za-z0-9._~!&()*+,=:@%/-]*)?$`)
+	// signinQueryRe is the query a sign-in URL may carry; it reaches Lua only, as a string.
+	signinQueryRe = regexp.MustCompile(`^[A-Za-z0-9._~!&()*+,=:@%/?-]{0,1024}$`)
+)
+
+// ValidAuthURL checks an auth service or sign-in URL: http or https, an IP literal or DNS
+// name, an optional port and path; a query only where query is set.
+func ValidAuthURL(field, s string, query bool) error {
+	if len(s) > 2048 {
+		return Invalid(field, "URL must be at most 2048 characters")
+	}
+	base, q, hasQuery := strings.Cut(s, "?")
+	if hasQuery && (!query || !signinQueryRe.MatchString(q)) {
+		return Invalid(field, "URL may not carry a query here, or its query holds characters outside the URI grammar")
+	}
+	m := authURLRe.FindStringSubmatch(base)
+	if m == nil {
+		return Invalid(field, "URL must be http(s)://host[:port][/path] with URI path characters only (no '$', spaces, quotes, braces or ';')")
+	}
+	if err := ValidAddress(field, strings.Trim(m[2], "[]")); err != nil {
+		return err
+	}
+	if m[3] != "" {
+		if p, _ := strconv.Atoi(m[3]); ValidPort(field, p) != nil {
+			return Invalid(field, "URL port must be 1-65535")
+		}
+	}
+	return nil
+}
+
+func (a *LocationAuth) validate() error {
+	if a == nil {
+		return nil
+	}
+	if a.Basic == nil && a.External == nil {
+		return Invalid("auth", "auth needs basic, external or both")
+	}
+	if b := a.Basic; b != nil {
+		if err := ValidName("auth.basic.htpasswd", b.Htpasswd); err != nil {
+			return err
+		}
+		if err := ValidHeaderValue("auth.basic.realm", b.Realm); err != nil || len(b.Realm) > 128 {
+			return Invalid("auth.basic.realm", "realm must be at most 128 printable characters without quotes, backslashes, '$', braces, ';' or '#'")
+		}
+	}
+	if e := a.External; e != nil {
+		return e.validate()
+	}
+	return nil
+}
+
+func (e *ExternalAuth) validate() error {
+	if err := ValidAuthURL("auth.external.url", e.URL, false); err != nil {
+		return err
+	}
+	switch e.Method {
+	case "", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS":
+	default:
+		return Invalid("auth.external.method", "method must be GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS")
+	}
+	if e.Signin != "" {
+		if err := ValidAuthURL("auth.external.signin", e.Signin, true); err != nil {
+			return err
+		}
+	}
+	if len(e.ResponseHeaders) > MaxAuthResponseHeaders {
+		return Invalid("auth.external.responseHeaders", "at most %d headers", MaxAuthResponseHeaders)
+	}
+	seen := map[string]bool{}
+	for i, h := range e.ResponseHeaders {
+		f := fmt.Sprintf("auth.external.responseHeaders[%d]", i)
+		if err := ValidHeaderName(f, h); err != nil {
+			return err
+		}
+		if seen[strings.ToLower(h)] {
+			return Invalid(f, "header %q is named twice", h)
+		}
+		seen[strings.ToLower(h)] = true
+	}
+	return ValidHeaderValue("auth.external.requestRedirect", e.RequestRedirect)
+}
