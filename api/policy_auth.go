@@ -49,7 +49,7 @@ var (
 	// variables, and the grammar (with quote's refusal of '$') keeps users' text literal.
 	authURLRe = regexp.MustCompile(`^(https?)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?(/[A-Za-z0-9._~!&()*+,=:@%/-]*)?$`)
 	// signinQueryRe is the query a sign-in URL may carry; it reaches Lua only, as a string.
-	signinQueryRe = regexp.MustCompile(`^[A-Za-z0-9._~!&()*+,=:@%/?-]{0,1024}$`)
+	signinQueryRe = regexp.MustCompile(`^[A-Za-z0-9._~!&()*+,=:@%/?-]*$`)
 )
 
 // ValidAuthURL checks an auth service or sign-in URL: http or https, an IP literal or DNS

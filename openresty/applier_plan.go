@@ -139,7 +139,8 @@ func sameStructure(a, b *api.State) bool {
 			return false
 		}
 	}
-	return true
+	// Policies (issue 11): the conf names htpasswd files by their content.
+	return sameHtpasswds(a, b)
 }
 
 // named reports whether a server presents the certificate.

@@ -28,6 +28,8 @@ type serverView struct {
 	// "location /" block: the Lua module creates an OpenSSL context for every block at
 	// every parse, and a thousand servers would pay for a thousand more.
 	CatchAll bool
+	// AuthLocations are the internal locations of the block's external auths (issue 11).
+	AuthLocations []*extAuthView
 }
 
 // locationView is one nginx location block.
@@ -49,6 +51,8 @@ type locationView struct {
 	TimeoutFlags   string
 	Headers        []api.Header
 	DefaultHeaders []defaultHeader
+	// Auth is the location's auth policy (issue 11), nil without one.
+	Auth *authView
 }
 
 // rewriteView is a prefix location's rewrite as two rewrite directives: RestRe captures
@@ -92,7 +96,7 @@ func newServerView(servers []*api.Server, hostnames []string) (serverView, error
 	for _, s := range servers {
 		for _, l := range s.Locations {
 			base := locationView{Server: s.Name, Backend: l.Backend, Headers: l.SetHeaders,
-				DefaultHeaders: headersWithout(l.SetHeaders)}
+				DefaultHeaders: headersWithout(l.SetHeaders), Auth: newAuthView(l.Auth)}
 			if t := l.Timeouts; t != nil {
 				base.Connect, base.Send, base.Read = t.Connect, t.Send, t.Read
 				base.TimeoutFlags = timeoutFlags(t)

@@ -8,7 +8,12 @@ import (
 
 // Render returns the nginx.conf for cfg on this instance, stamped with generation.
 func (in *Instance) Render(cfg api.Config, generation string) ([]byte, error) {
-	return Render(cfg, in.opts.RenderOptions(generation))
+	o := in.opts.RenderOptions(generation)
+	// The htpasswd files a conf names exist before any conf names them (issue 11).
+	if err := in.l.writeHtpasswds(cfg.Htpasswds, o.User); err != nil {
+		return nil, err
+	}
+	return Render(cfg, o)
 }
 
 // RenderSized is Render with the shared dicts sized as given, for a cfg rendered without
@@ -16,6 +21,10 @@ func (in *Instance) Render(cfg api.Config, generation string) ([]byte, error) {
 func (in *Instance) RenderSized(cfg api.Config, dicts DictSizes, generation string) ([]byte, error) {
 	o := in.opts.RenderOptions(generation)
 	o.Dicts = dicts
+	// The htpasswd files a conf names exist before any conf names them (issue 11).
+	if err := in.l.writeHtpasswds(cfg.Htpasswds, o.User); err != nil {
+		return nil, err
+	}
 	return Render(cfg, o)
 }
 

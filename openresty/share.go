@@ -42,7 +42,8 @@ func shareBlocks(prefixes []prefixView) []locationView {
 // shareable reports whether two prefix locations would render the same block but for
 // their regex and backend. A rewrite names its own prefix, so it keeps its block.
 func shareable(a, b locationView) bool {
-	return a.Rewrite == nil && b.Rewrite == nil && a.Server == b.Server && a.URI == b.URI &&
+	// An auth policy keeps its block too: its auth_request and headers are per location.
+	return a.Rewrite == nil && b.Rewrite == nil && a.Auth == nil && b.Auth == nil && a.Server == b.Server && a.URI == b.URI &&
 		a.Connect == b.Connect && a.Send == b.Send && a.Read == b.Read && a.TimeoutFlags == b.TimeoutFlags &&
 		slices.Equal(a.Headers, b.Headers)
 }

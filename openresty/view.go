@@ -67,10 +67,18 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 			}
 		}
 	}
+	// Policies (issue 11): the htpasswd files the locations' basic auth reads.
+	files, err := htpasswdFiles(l, cfg.Htpasswds)
+	if err != nil {
+		return nil, err
+	}
 	for _, g := range groupByHostnames(servers) {
 		sv, err := newServerView(g.servers, g.hostnames)
 		if err != nil {
 			return nil, err
+		}
+		if err := resolveAuth(&sv, files, len(v.Servers)); err != nil {
+			return nil, fmt.Errorf("server %q: %w", sv.Name, err)
 		}
 		v.TLS = v.TLS || sv.TLS != ""
 		v.Servers = append(v.Servers, sv)
