@@ -38,6 +38,10 @@ type annotations struct {
 	sslRedirect bool
 	// ignored are the annotations the Ingress is served without, as "name: why".
 	ignored []string
+	// Policies (issue 11): authAnn is what the auth annotations say; auth is the policy
+	// the Ingress's locations get, its htpasswd named once planAuth read the Secret.
+	authAnn authAnnotations
+	auth    *api.LocationAuth
 }
 
 // parseAnnotations reads the annotations under both prefixes, as annotationTable classes
@@ -116,6 +120,11 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 			return a, fmt.Errorf("annotation ssl-redirect: %q is not true or false", v)
 		}
 	}
+	// Policies (issue 11): auth.
+	if a.authAnn, err = parseAuth(get); err != nil {
+		return a, err
+	}
+	a.auth = a.authAnn.auth
 	return a, nil
 }
 

@@ -60,7 +60,7 @@ func TestParseAnnotations(t *testing.T) {
 			if err != nil {
 				t.Fatalf("error = %v", err)
 			}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(annotations{})); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(annotations{}, authAnnotations{})); diff != "" {
 				t.Fatalf("annotations (-want +got):\n%s", diff)
 			}
 		})

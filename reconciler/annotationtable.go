@@ -44,6 +44,8 @@ const (
 	whyNotImpl  = "not implemented; the Ingress is served without it"
 	whyGlobal   = "not implemented per Ingress; restyplane's settings apply"
 	whyUnknownR = "unknown restyplane.io annotation: a typo would otherwise be ignored silently"
+	// whyAuthCache (issue 11): caching auth answers is not implemented safely yet.
+	whyAuthCache = "caching auth answers is not implemented: its key is nginx variable text written by users (raw nginx), and a cached allow outlives a revoked login"
 )
 
 // annotationTable classifies every ingress-nginx annotation restyplane knows, by name
@@ -66,10 +68,14 @@ var annotationTable = map[string]annotationRule{
 	}},
 
 	// Refused: they restrict access or protect traffic, and are not implemented.
-	"auth-url": refused(whyAccess), "auth-type": refused(whyAccess), "auth-secret": refused(whyAccess),
-	"auth-secret-type": refused(whyAccess), "auth-realm": refused(whyAccess), "auth-signin": refused(whyAccess),
-	"auth-method": refused(whyAccess), "auth-response-headers": refused(whyAccess), "auth-request-redirect": refused(whyAccess),
-	"auth-cache-key": refused(whyAccess), "auth-cache-duration": refused(whyAccess), "auth-proxy-set-headers": refused(whyAccess),
+	// Policies (issue 11): basic and external auth, read by parseAuth.
+	"auth-type": honoured("basic (digest is refused)"), "auth-secret": honoured("an Opaque Secret of the Ingress's own namespace; another namespace's is refused"),
+	"auth-secret-type": honoured("auth-file or auth-map"), "auth-realm": honoured(""),
+	"auth-url": honoured("http(s)://host[:port][/path], no nginx variables"), "auth-method": honoured(""),
+	"auth-signin":           honoured("a 401 redirects there with rd=<the original URL>; no nginx variables"),
+	"auth-response-headers": honoured(""), "auth-request-redirect": honoured("sent as X-Auth-Request-Redirect"),
+	"auth-cache-key": refused(whyAuthCache), "auth-cache-duration": refused(whyAuthCache),
+	"auth-proxy-set-headers":     refused(whyAccess),
 	"auth-signin-redirect-param": refused(whyAccess), "auth-always-set-cookie": refused(whyAccess),
 	"auth-keepalive": refused(whyAccess), "auth-keepalive-requests": refused(whyAccess), "auth-keepalive-timeout": refused(whyAccess),
 	"auth-keepalive-share-vars": refused(whyAccess),

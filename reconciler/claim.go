@@ -40,6 +40,11 @@ func reservedBy(head *api.State) reserved {
 			r.names[api.Ref{Kind: api.KindCertificate, Name: n}] = true
 		}
 	}
+	for n, h := range head.Htpasswds { // policies (issue 11)
+		if h.Source.Kind != api.SourceKubernetes {
+			r.names[api.Ref{Kind: api.KindHtpasswd, Name: n}] = true
+		}
+	}
 	for n, s := range head.Servers {
 		if s.Source.Kind == api.SourceKubernetes {
 			continue

@@ -3,6 +3,7 @@ package reconciler
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -23,6 +24,8 @@ import (
 const (
 	byService = "service"
 	bySecret  = "secret"
+	// byAuthSecret indexes the Opaque Secrets of auth-secret (policies, issue 11).
+	byAuthSecret = "authsecret"
 )
 
 // cluster is the reconciler's view of the cluster: shared informers over the kinds it
@@ -35,8 +38,10 @@ type cluster struct {
 	ingresses networkinglisters.IngressLister
 	services  corelisters.ServiceLister
 	secrets   corelisters.SecretLister
-	slices    cache.Indexer
-	ingIndex  cache.Indexer
+	// authSecrets lists Opaque Secrets, which basic auth's htpasswd comes in (issue 11).
+	authSecrets corelisters.SecretLister
+	slices      cache.Indexer
+	ingIndex    cache.Indexer
 }
 
 // newCluster sets up the informers; enqueue is called, and must not block, on every change
@@ -47,14 +52,20 @@ func newCluster(client kubernetes.Interface, enqueue func()) (*cluster, error) {
 	// Only TLS Secrets are watched: the reconciler has no business with the others.
 	tls := informers.NewSharedInformerFactoryWithOptions(client, 0, strip,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "type=" + string(corev1.SecretTypeTLS) }))
-	c := &cluster{factories: []informers.SharedInformerFactory{all, tls}}
+	// Policies (issue 11): Opaque Secrets too, of which only those an Ingress's
+	// auth-secret names in its own namespace are ever read.
+	opaque := informers.NewSharedInformerFactoryWithOptions(client, 0, strip,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "type=" + string(corev1.SecretTypeOpaque) }))
+	c := &cluster{factories: []informers.SharedInformerFactory{all, tls, opaque}}
+	authInf := opaque.Core().V1().Secrets()
+	c.authSecrets = authInf.Lister()
 
 	classInf := all.Networking().V1().IngressClasses()
 	ingInf := all.Networking().V1().Ingresses()
 	svcInf := all.Core().V1().Services()
 	sliceInf := all.Discovery().V1().EndpointSlices()
 	secretInf := tls.Core().V1().Secrets()
-	if err := ingInf.Informer().AddIndexers(cache.Indexers{byService: ingressServices, bySecret: ingressSecrets}); err != nil {
+	if err := ingInf.Informer().AddIndexers(cache.Indexers{byService: ingressServices, bySecret: ingressSecrets, byAuthSecret: ingressAuthSecrets}); err != nil {
 		return nil, fmt.Errorf("index ingresses: %w", err)
 	}
 	if err := sliceInf.Informer().AddIndexers(cache.Indexers{byService: sliceService}); err != nil {
@@ -82,6 +93,7 @@ func newCluster(client kubernetes.Interface, enqueue func()) (*cluster, error) {
 		{svcInf.Informer(), referenced(byService, objectKey), nil},
 		{sliceInf.Informer(), referenced(byService, sliceServiceKey), nil},
 		{secretInf.Informer(), referenced(bySecret, objectKey), nil},
+		{authInf.Informer(), referenced(byAuthSecret, objectKey), nil},
 	}
 	for _, h := range handlers {
 		on, changed := h.on, h.changed
@@ -160,6 +172,17 @@ func (c *cluster) snapshotOf(ings []*networkingv1.Ingress, cache *translationCac
 				snap.Secrets[ing.Namespace+"/"+t.SecretName] = s
 			}
 		}
+		// Policies (issue 11): the auth Secret, only ever of the Ingress's namespace.
+		for _, key := range authSecretKeys(ing) {
+			ns, name, _ := strings.Cut(key, "/")
+			s, err := c.authSecrets.Secrets(ns).Get(name)
+			if err != nil && !apierrors.IsNotFound(err) {
+				return nil, fmt.Errorf("get secret %s: %w", key, err)
+			}
+			if s != nil {
+				snap.Secrets[key] = s
+			}
+		}
 	}
 	return snap, nil
 }
@@ -235,6 +258,15 @@ func ingressSecrets(obj any) ([]string, error) {
 		keys = append(keys, ing.Namespace+"/"+t.SecretName)
 	}
 	return keys, nil
+}
+
+// ingressAuthSecrets indexes an Ingress by its auth Secret (policies, issue 11).
+func ingressAuthSecrets(obj any) ([]string, error) {
+	ing, ok := obj.(*networkingv1.Ingress)
+	if !ok {
+		return nil, nil
+	}
+	return authSecretKeys(ing), nil
 }
 
 func sliceService(obj any) ([]string, error) {

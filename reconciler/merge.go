@@ -47,6 +47,11 @@ func (m *merge) takenName(p *plan) string {
 			return "certificate " + n
 		}
 	}
+	for n := range p.htpasswds { // policies (issue 11)
+		if m.res.names[api.Ref{Kind: api.KindHtpasswd, Name: n}] {
+			return "htpasswd " + n
+		}
+	}
 	return ""
 }
 

@@ -64,6 +64,13 @@ func mutationSource(m api.Mutation, head *api.State) (api.Source, string) {
 		if m.Certificate != nil {
 			return m.Certificate.Source, op(exists)
 		}
+	case api.KindHtpasswd: // policies (issue 11)
+		if h := head.Htpasswds[m.Name]; h != nil {
+			cur, exists = h.Source, true
+		}
+		if m.Htpasswd != nil {
+			return m.Htpasswd.Source, op(exists)
+		}
 	}
 	return cur, "deleted"
 }
@@ -81,7 +88,7 @@ func clusterKind(kind string) string {
 		return "Service"
 	case api.KindServer:
 		return "Ingress"
-	case api.KindCertificate:
+	case api.KindCertificate, api.KindHtpasswd:
 		return "Secret"
 	}
 	return kind

@@ -12,7 +12,8 @@ import (
 // A kubernetes-owned backend or certificate that a REST object still refers to is kept: the
 // REST object wins, and deleting it would fail the whole write.
 func mutations(t *Translation, head *api.State) []api.Mutation {
-	var muts []api.Mutation
+	// Policies (issue 11): htpasswd objects before the servers that name them.
+	muts := htpasswdMutations(t, head)
 	for _, n := range sortedKeys(t.Certificates) {
 		c := t.Certificates[n]
 		if cur := head.Certificates[n]; cur == nil || !sameCertificate(cur, c) {
@@ -47,7 +48,7 @@ func mutations(t *Translation, head *api.State) []api.Mutation {
 			muts = append(muts, api.Mutation{Kind: api.KindCertificate, Name: n, Delete: true})
 		}
 	}
-	return muts
+	return append(muts, htpasswdDeletes(t, head, used)...)
 }
 
 // usedByREST lists the objects that REST-owned servers and backends refer to.
@@ -62,6 +63,9 @@ func usedByREST(head *api.State) map[api.Ref]bool {
 		}
 		for _, l := range s.Locations {
 			used[api.Ref{Kind: api.KindBackend, Name: l.Backend}] = true
+			if l.Auth != nil && l.Auth.Basic != nil { // policies (issue 11)
+				used[api.Ref{Kind: api.KindHtpasswd, Name: l.Auth.Basic.Htpasswd}] = true
+			}
 		}
 	}
 	for _, b := range head.Backends {

@@ -26,6 +26,8 @@ type plan struct {
 	warnings []string
 	// tlsRefusals are the TLS entries left out, and why.
 	tlsRefusals []string
+	// htpasswds holds the htpasswd object of the Ingress's basic auth (issue 11).
+	htpasswds map[string]*api.Htpasswd
 }
 
 // route is one location on one host.
@@ -41,6 +43,7 @@ func planFor(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	for _, t := range ing.Spec.TLS {
 		secrets = append(secrets, ing.Namespace+"/"+t.SecretName)
 	}
+	secrets = append(secrets, authSecretKeys(ing)...) // policies (issue 11)
 	version := string(ing.UID) + "/" + planVersion(ing, ingressServiceKeys(ing), secrets, snap)
 	return snap.cache.plansMemo().get(ingressKey(ing), version, func() (*plan, error) { return planIngress(ing, snap) })
 }
@@ -53,6 +56,10 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	}
 	p := &plan{ing: ing, ann: ann, backends: map[string]*api.Backend{},
 		tls: map[string]string{}, certs: map[string]*api.Certificate{}}
+	// Policies (issue 11): the htpasswd of basic auth, before the locations name it.
+	if err := p.planAuth(snap); err != nil {
+		return nil, err
+	}
 	var hosts []string
 	for i, rule := range ing.Spec.Rules {
 		host := rule.Host
@@ -86,7 +93,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 			hosts = []string{api.CatchAllHostname}
 		}
 		for _, h := range hosts {
-			p.fallbacks = append(p.fallbacks, route{host: h, loc: api.Location{Path: "/", Match: api.MatchPrefix, Backend: name, Timeouts: ann.timeouts}})
+			p.fallbacks = append(p.fallbacks, route{host: h, loc: api.Location{Path: "/", Match: api.MatchPrefix, Backend: name, Timeouts: ann.timeouts, Auth: p.ann.auth}})
 		}
 	}
 	if err := checkLimits(hosts, p.routes); err != nil {
@@ -151,7 +158,7 @@ func (p *plan) backend(b *networkingv1.IngressBackend, snap *Snapshot) (string, 
 // location translates one Ingress path. Prefix and ImplementationSpecific paths are prefix
 // locations (ingress-nginx treats ImplementationSpecific as a prefix too); Exact is exact.
 func (p *plan) location(path networkingv1.HTTPIngressPath, backend string) (api.Location, error) {
-	l := api.Location{Path: path.Path, Match: api.MatchPrefix, Backend: backend, Timeouts: p.ann.timeouts}
+	l := api.Location{Path: path.Path, Match: api.MatchPrefix, Backend: backend, Timeouts: p.ann.timeouts, Auth: p.ann.auth}
 	if l.Path == "" {
 		l.Path = "/"
 	}

@@ -15,6 +15,8 @@ type Translation struct {
 	Backends     map[string]*api.Backend
 	Servers      map[string]*api.Server
 	Certificates map[string]*api.Certificate
+	// Htpasswds are the users of basic auth from auth Secrets (issue 11).
+	Htpasswds map[string]*api.Htpasswd
 	// Reports has one entry per Ingress of the snapshot, keyed "namespace/name".
 	Reports map[string]*Report
 	// Claims and Releases are the hostname claims to store before the objects are written.
@@ -53,6 +55,7 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 		Backends:     map[string]*api.Backend{},
 		Servers:      map[string]*api.Server{},
 		Certificates: map[string]*api.Certificate{},
+		Htpasswds:    map[string]*api.Htpasswd{},
 		Reports:      map[string]*Report{},
 	}
 	ings := append([]*networkingv1.Ingress(nil), snap.Ingresses...)
@@ -115,6 +118,7 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	}
 	m.chooseTLS(mains)
 	m.buildServers()
+	m.addHtpasswds(mains) // policies (issue 11)
 	for _, rep := range t.Reports {
 		if !rep.Applied && len(rep.Problems) == 0 {
 			rep.warn(ReasonSkipped, "not applied: the Ingress routes no path to a Service")
