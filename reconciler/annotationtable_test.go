@@ -17,7 +17,7 @@ func TestClassify(t *testing.T) {
 	}{
 		{"load-balance", "ewma", false, api.VerdictHonoured},
 		{"auth-url", "http://auth/verify", false, api.VerdictHonoured}, // policies (issue 11)
-		{"auth-type", "basic", false, api.VerdictHonoured}, // policies (issue 11)
+		{"auth-type", "basic", false, api.VerdictHonoured},             // policies (issue 11)
 		{"whitelist-source-range", "10.0.0.0/8", false, api.VerdictRefused},
 		{"denylist-source-range", "10.0.0.0/8", false, api.VerdictRefused},
 		{"auth-tls-verify-client", "on", false, api.VerdictRefused},
