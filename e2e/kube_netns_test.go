@@ -239,6 +239,11 @@ func TestUpstreamHelperProcess(t *testing.T) {
 	}()
 	err = http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Upstream", name)
+		// The X-User an external auth passed (policies, issue 11), when there is one.
+		if u := r.Header.Get("X-User"); u != "" {
+			fmt.Fprintf(w, "%s %s user=%q\n", name, r.URL.Path, u)
+			return
+		}
 		fmt.Fprintf(w, "%s %s\n", name, r.URL.Path)
 	}))
 	fmt.Fprintf(os.Stderr, "serve: %v\n", err)
