@@ -1399,6 +1399,426 @@ const docTemplate = `{
                 }
             }
         },
+        "/api/v1/htpasswds": {
+            "get": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "htpasswds"
+                ],
+                "summary": "List htpasswd objects (users of basic auth), without their hashes",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "only objects whose name contains this",
+                        "name": "q",
+                        "in": "query"
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/server.HtpasswdList"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            },
+            "post": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "content holds user:hash lines; hashes are $apr1$, {SHA}, bcrypt $2y$/$2b$, $5$ or $6$. Fails with 409 if an object of that name exists.",
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "htpasswds"
+                ],
+                "summary": "Create an htpasswd object",
+                "parameters": [
+                    {
+                        "description": "the object with its lines",
+                        "name": "htpasswd",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.Htpasswd"
+                        }
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "validate and return the diff, store nothing",
+                        "name": "dryRun",
+                        "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "message",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "X-Change-Reason",
+                        "in": "header"
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "dry run",
+                        "schema": {
+                            "$ref": "#/definitions/api.WriteResult"
+                        }
+                    },
+                    "201": {
+                        "description": "Created",
+                        "schema": {
+                            "$ref": "#/definitions/api.WriteResult"
+                        }
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "409": {
+                        "description": "Conflict",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "413": {
+                        "description": "Request Entity Too Large",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "415": {
+                        "description": "Unsupported Media Type",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
+        "/api/v1/htpasswds/{name}": {
+            "get": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "htpasswds"
+                ],
+                "summary": "Get an htpasswd object: its user names and fingerprint, never its hashes",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "htpasswd name",
+                        "name": "name",
+                        "in": "path",
+                        "required": true
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.Htpasswd"
+                        },
+                        "headers": {
+                            "ETag": {
+                                "type": "string",
+                                "description": "the object's version"
+                            }
+                        }
+                    },
+                    "304": {
+                        "description": "Not Modified"
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "404": {
+                        "description": "Not Found",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            },
+            "put": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "htpasswds"
+                ],
+                "summary": "Create or replace an htpasswd object",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "htpasswd name",
+                        "name": "name",
+                        "in": "path",
+                        "required": true
+                    },
+                    {
+                        "description": "the object; its name may be omitted, and its content too to keep the stored lines",
+                        "name": "htpasswd",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.Htpasswd"
+                        }
+                    },
+                    {
+                        "type": "string",
+                        "description": "the version (ETag) this write replaces",
+                        "name": "If-Match",
+                        "in": "header"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "validate and return the diff, store nothing",
+                        "name": "dryRun",
+                        "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "message",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "X-Change-Reason",
+                        "in": "header"
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.WriteResult"
+                        }
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "409": {
+                        "description": "Conflict",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "412": {
+                        "description": "Precondition Failed",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "413": {
+                        "description": "Request Entity Too Large",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "415": {
+                        "description": "Unsupported Media Type",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            },
+            "delete": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "Fails with 409 while a location uses it.",
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "htpasswds"
+                ],
+                "summary": "Delete an htpasswd object",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "htpasswd name",
+                        "name": "name",
+                        "in": "path",
+                        "required": true
+                    },
+                    {
+                        "type": "string",
+                        "description": "the version (ETag) this delete expects",
+                        "name": "If-Match",
+                        "in": "header"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "validate and return the diff, store nothing",
+                        "name": "dryRun",
+                        "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "message",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "X-Change-Reason",
+                        "in": "header"
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.WriteResult"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "404": {
+                        "description": "Not Found",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "409": {
+                        "description": "Conflict",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "412": {
+                        "description": "Precondition Failed",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
         "/api/v1/instances": {
             "get": {
                 "security": [
@@ -3162,6 +3582,21 @@ const docTemplate = `{
                 }
             }
         },
+        "api.BasicAuth": {
+            "type": "object",
+            "properties": {
+                "htpasswd": {
+                    "description": "Htpasswd names the htpasswd object that holds the users.",
+                    "type": "string",
+                    "example": "shop-admins"
+                },
+                "realm": {
+                    "description": "Realm is shown by browsers in the login prompt; \"Authentication Required\" if empty.",
+                    "type": "string",
+                    "example": "shop admin"
+                }
+            }
+        },
         "api.Canary": {
             "type": "object",
             "properties": {
@@ -3280,6 +3715,13 @@ const docTemplate = `{
                         "$ref": "#/definitions/api.Certificate"
                     }
                 },
+                "htpasswds": {
+                    "description": "Htpasswds are the users of basic auth, without their lines unless withKeys.",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.Htpasswd"
+                    }
+                },
                 "revision": {
                     "type": "integer",
                     "readOnly": true
@@ -3370,6 +3812,49 @@ const docTemplate = `{
                 }
             }
         },
+        "api.ExternalAuth": {
+            "type": "object",
+            "properties": {
+                "method": {
+                    "description": "Method is the subrequest's method, GET if empty.",
+                    "type": "string",
+                    "enum": [
+                        "GET",
+                        "HEAD",
+                        "POST",
+                        "PUT",
+                        "PATCH",
+                        "DELETE",
+                        "OPTIONS"
+                    ],
+                    "example": "GET"
+                },
+                "requestRedirect": {
+                    "description": "RequestRedirect is sent to the auth service as X-Auth-Request-Redirect; the\noriginal request URI if empty.",
+                    "type": "string"
+                },
+                "responseHeaders": {
+                    "description": "ResponseHeaders are headers of the auth service's answer passed to the upstream.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "X-User"
+                    ]
+                },
+                "signin": {
+                    "description": "Signin, when set, turns a 401 into a 302 to it, with rd=\u003cthe original URL\u003e added\nunless its query already has an rd parameter.",
+                    "type": "string",
+                    "example": "https://login.example.com/start"
+                },
+                "url": {
+                    "description": "URL is the auth service: http or https, a host, an optional port and path.",
+                    "type": "string",
+                    "example": "http://auth.internal:8080/verify"
+                }
+            }
+        },
         "api.FeedMessage": {
             "type": "object",
             "properties": {
@@ -3397,10 +3882,23 @@ const docTemplate = `{
                         "type": "string"
                     }
                 },
+                "deletedHtpasswds": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
                 "deletedServers": {
                     "type": "array",
                     "items": {
                         "type": "string"
+                    }
+                },
+                "htpasswds": {
+                    "description": "Htpasswds travel like certificates: whole, with their lines (policies, issue 11).",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.Htpasswd"
                     }
                 },
                 "revision": {
@@ -3487,6 +3985,40 @@ const docTemplate = `{
                 "namespace": {
                     "type": "string",
                     "example": "shop"
+                }
+            }
+        },
+        "api.Htpasswd": {
+            "type": "object",
+            "properties": {
+                "content": {
+                    "description": "Content holds \"user:hash\" lines. It is accepted on write and never returned; a\nreplace without it keeps the stored lines.",
+                    "type": "string",
+                    "example": "alice:$2y$05$..."
+                },
+                "fingerprint": {
+                    "description": "Fingerprint is the SHA-256 of Content, to tell versions apart without the hashes.",
+                    "type": "string",
+                    "readOnly": true
+                },
+                "name": {
+                    "type": "string",
+                    "example": "shop-admins"
+                },
+                "source": {
+                    "$ref": "#/definitions/api.Source"
+                },
+                "users": {
+                    "description": "Users are the user names of Content, in its order.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "readOnly": true
+                },
+                "version": {
+                    "type": "integer",
+                    "readOnly": true
                 }
             }
         },
@@ -3620,6 +4152,14 @@ const docTemplate = `{
         "api.Location": {
             "type": "object",
             "properties": {
+                "auth": {
+                    "description": "Auth (policies, issue 11): basic and external auth; see policy_auth.go.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.LocationAuth"
+                        }
+                    ]
+                },
                 "backend": {
                     "type": "string",
                     "example": "shop-api"
@@ -3650,6 +4190,17 @@ const docTemplate = `{
                 },
                 "timeouts": {
                     "$ref": "#/definitions/api.Timeouts"
+                }
+            }
+        },
+        "api.LocationAuth": {
+            "type": "object",
+            "properties": {
+                "basic": {
+                    "$ref": "#/definitions/api.BasicAuth"
+                },
+                "external": {
+                    "$ref": "#/definitions/api.ExternalAuth"
                 }
             }
         },
@@ -4197,6 +4748,13 @@ const docTemplate = `{
                         "$ref": "#/definitions/api.Certificate"
                     }
                 },
+                "htpasswds": {
+                    "description": "Htpasswds: one without content keeps its stored lines (policies, issue 11).",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.Htpasswd"
+                    }
+                },
                 "revision": {
                     "description": "Revision is ignored; If-Match carries the precondition. It is accepted so that the\nanswer of GET /config can be sent back as it is.",
                     "type": "integer"
@@ -4253,6 +4811,22 @@ const docTemplate = `{
                     "items": {
                         "$ref": "#/definitions/api.HostnameClaim"
                     }
+                }
+            }
+        },
+        "server.HtpasswdList": {
+            "type": "object",
+            "properties": {
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.Htpasswd"
+                    }
+                },
+                "revision": {
+                    "description": "Revision is the head revision the list was read at.",
+                    "type": "integer",
+                    "example": 42
                 }
             }
         },
