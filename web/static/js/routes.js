@@ -13,6 +13,9 @@ import { renderAudit } from './views/audit.js';
 import { renderTokens } from './views/tokens.js';
 import { renderInstances } from './views/instances.js';
 import { renderIngresses } from './views/ingresses.js';
+// Policies (issue 11): htpasswd objects.
+import { renderHtpasswdList, renderHtpasswdDetail } from './views/htpasswds.js';
+import { renderHtpasswdForm } from './views/htpasswd-form.js';
 
 export const routes = [
   { path: '/', view: renderOverview, nav: 'overview' },
@@ -30,6 +33,11 @@ export const routes = [
   { path: '/certificates/new', view: renderCertificateForm, nav: 'certificates', role: 'editor' },
   { path: '/certificates/:name', view: renderCertificateDetail, nav: 'certificates' },
   { path: '/certificates/:name/edit', view: renderCertificateForm, nav: 'certificates', role: 'editor' },
+  // Policies (issue 11): htpasswd objects.
+  { path: '/htpasswds', view: renderHtpasswdList, nav: 'htpasswds' },
+  { path: '/htpasswds/new', view: renderHtpasswdForm, nav: 'htpasswds', role: 'editor' },
+  { path: '/htpasswds/:name', view: renderHtpasswdDetail, nav: 'htpasswds' },
+  { path: '/htpasswds/:name/edit', view: renderHtpasswdForm, nav: 'htpasswds', role: 'editor' },
   { path: '/history', view: renderHistory, nav: 'history' },
   { path: '/history/:id', view: renderRevision, nav: 'history' },
   { path: '/diff', view: renderDiff, nav: 'history' },

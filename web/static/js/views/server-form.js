@@ -6,17 +6,21 @@ import { pageHeader } from './common.js';
 import { rowList } from './rows.js';
 import { submitObject, previewObject } from './objects.js';
 import { isKubernetes } from '../format.js';
+import { authFields, readAuth } from './location-auth.js';
 
 /** renderServerForm renders the create form (no name param) or the edit form. */
 export async function renderServerForm(ctx) {
   const { api, signal } = ctx;
   const editing = ctx.params.name;
   ctx.setTitle(editing ? `Edit server ${editing}` : 'New server');
-  const [original, backends, certs] = await Promise.all([
+  const [original, backends, certs, htpasswds] = await Promise.all([
     editing ? api.get('/servers/' + encodeURIComponent(editing), undefined, signal) : null,
     api.get('/backends', undefined, signal),
     api.get('/certificates', undefined, signal),
+    // Policies (issue 11): the htpasswd objects basic auth may name.
+    api.get('/htpasswds', undefined, signal).catch(() => ({ items: [] })),
   ]);
+  const htpasswdNames = (htpasswds.items || []).map((x) => x.name);
   if (original && isKubernetes(original)) {
     ctx.navigate(route(['servers', editing]));
     return h('div');
@@ -61,6 +65,7 @@ export async function renderServerForm(ctx) {
       field({ label: 'Match', input: select([['prefix', 'prefix'], ['exact', 'exact'], ['regex', 'regex']], l.match || 'prefix'), sub: 'match', testid: 'location-match' }),
       field({ label: 'Backend', input: select(backendOptions(l.backend), l.backend || ''), sub: 'backend', testid: 'location-backend' }),
       field({ label: 'Rewrite to', input: input({ value: l.rewrite || '', placeholder: '/', class: 'input-path' }), sub: 'rewrite', testid: 'location-rewrite', hint: 'Optional, prefix only.' }),
+      authFields(l, htpasswdNames), // policies (issue 11); its inputs come last in the row
     ],
   });
   [...locations.list.children].forEach((row, i) => kept.set(row, s.locations[i]));
@@ -101,6 +106,9 @@ export async function renderServerForm(ctx) {
         const l = { ...(kept.get(row) || {}), path: path.value.trim(), match: match.value, backend: backend.value };
         if (rewrite.value.trim()) l.rewrite = rewrite.value.trim();
         else delete l.rewrite;
+        const auth = readAuth(row); // policies (issue 11)
+        if (auth) l.auth = auth;
+        else delete l.auth;
         return l;
       }),
     };
