@@ -107,3 +107,20 @@ func TestExternalAuthValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestAuthHeadersDoNotClash(t *testing.T) {
+	for _, tc := range []struct {
+		l       Location
+		wantErr string
+	}{
+		{l: Location{Path: "/", Backend: "b", Auth: &LocationAuth{External: &ExternalAuth{URL: "http://a/", ResponseHeaders: []string{"host"}}}}, wantErr: "set by the proxy"},
+		{l: Location{Path: "/", Backend: "b", SetHeaders: []Header{{Name: "X-User", Value: "x"}},
+			Auth: &LocationAuth{External: &ExternalAuth{URL: "http://a/", ResponseHeaders: []string{"x-user"}}}}, wantErr: "setHeaders"},
+		{l: Location{Path: "/", Backend: "b", Auth: &LocationAuth{External: &ExternalAuth{URL: "http://a/", ResponseHeaders: []string{"X-User"}}}}},
+	} {
+		err := tc.l.validate()
+		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("%+v: %v, want %q", tc.l, err, tc.wantErr)
+		}
+	}
+}

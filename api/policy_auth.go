@@ -77,6 +77,37 @@ func ValidAuthURL(field, s string, query bool) error {
 	return nil
 }
 
+// proxyHeaders are the request headers every location sets itself (openresty's default
+// headers) and the framing headers: an auth answer may not set them too, or the upstream
+// would get two Host headers, say, one of them chosen by the auth service.
+var proxyHeaders = []string{"Host", "X-Real-IP", "X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host",
+	"X-Forwarded-Port", "Upgrade", "Connection", "Content-Length", "Transfer-Encoding"}
+
+// validateAuth checks the location's auth, and that the headers its external auth passes
+// upstream are neither set by the location itself nor by the proxy.
+func (l *Location) validateAuth() error {
+	if err := l.Auth.validate(); err != nil {
+		return err
+	}
+	if l.Auth == nil || l.Auth.External == nil {
+		return nil
+	}
+	for i, h := range l.Auth.External.ResponseHeaders {
+		f := fmt.Sprintf("auth.external.responseHeaders[%d]", i)
+		for _, p := range proxyHeaders {
+			if strings.EqualFold(h, p) {
+				return Invalid(f, "%s is set by the proxy; an auth answer may not replace it", p)
+			}
+		}
+		for _, s := range l.SetHeaders {
+			if strings.EqualFold(h, s.Name) {
+				return Invalid(f, "%s is also in setHeaders; a header is passed from one of them only", h)
+			}
+		}
+	}
+	return nil
+}
+
 func (a *LocationAuth) validate() error {
 	if a == nil {
 		return nil

@@ -172,7 +172,7 @@ func (l *Location) validate() error {
 		}
 	}
 	// Policies (issue 11): auth.
-	return l.Auth.validate()
+	return l.validateAuth()
 }
 
 // regexChars are the characters a regex location may use. The renderer writes the regex in
