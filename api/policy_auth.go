@@ -124,6 +124,9 @@ func (a *LocationAuth) validate() error {
 		}
 	}
 	if e := a.External; e != nil {
+		if a.Basic != nil && e.Signin != "" {
+			return Invalid("auth.external.signin", "a sign-in redirect cannot go with basic auth: a missing password would redirect to the sign-in page instead of asking for it")
+		}
 		return e.validate()
 	}
 	return nil

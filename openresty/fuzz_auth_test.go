@@ -35,13 +35,15 @@ func (in authInput) benign() authInput {
 }
 
 func (in authInput) config() api.Config {
-	auth := &api.LocationAuth{
-		Basic:    &api.BasicAuth{Htpasswd: in.htpasswd, Realm: in.realm},
-		External: &api.ExternalAuth{URL: in.url, Method: in.method, Signin: in.signin, ResponseHeaders: []string{in.header}, RequestRedirect: in.redirect},
-	}
+	// Basic auth and a sign-in redirect do not go together: two locations hold them.
+	basic := &api.LocationAuth{Basic: &api.BasicAuth{Htpasswd: in.htpasswd, Realm: in.realm},
+		External: &api.ExternalAuth{URL: in.url, Method: in.method, ResponseHeaders: []string{in.header}, RequestRedirect: in.redirect}}
+	external := &api.LocationAuth{External: &api.ExternalAuth{URL: in.url, Method: in.method, Signin: in.signin,
+		ResponseHeaders: []string{in.header}, RequestRedirect: in.redirect}}
 	srv := api.Server{Name: "s", Hostnames: []string{"h.example"}, Locations: []api.Location{
-		{Path: "/a", Match: api.MatchPrefix, Backend: "b", Auth: auth},
+		{Path: "/a", Match: api.MatchPrefix, Backend: "b", Auth: basic},
 		{Path: "/a/b", Match: api.MatchPrefix, Backend: "b"},
+		{Path: "/c", Match: api.MatchExact, Backend: "b", Auth: external},
 	}}
 	return api.Config{Settings: api.DefaultSettings(), Servers: []api.Server{srv}, Backends: []api.Backend{{Name: "b"}},
 		Htpasswds: []api.Htpasswd{{Name: in.htpasswd, Fingerprint: strings.Repeat("ab", 32)}}}
@@ -91,6 +93,9 @@ func checkAuthNoInjection(t *testing.T, in authInput) {
 			seen["realm"] = cmp.Equal(s.args, []string{realm})
 		case s.name == "proxy_pass" && !strings.Contains(s.args[0], "restyplane_upstream"):
 			seen["url"] = cmp.Equal(s.args, []string{in.url})
+			if !seen["url"] {
+				t.Fatalf("%+v: proxy_pass %q after nginx's tokenizer, want %q", in, s.args, in.url)
+			}
 		case s.name == "auth_request_set":
 			seen["header"] = s.args[1] == "$upstream_http_"+strings.ReplaceAll(strings.ToLower(in.header), "-", "_")
 		case s.name == "proxy_set_header" && s.args[0] == "X-Auth-Request-Redirect" && in.redirect != "":
