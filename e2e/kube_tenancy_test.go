@@ -173,9 +173,10 @@ func testSecurityAnnotations(t *testing.T, k *kube) {
 	a := k.ns.upstream(t, "a")
 	ki.service("web", a)
 	cases := []struct{ name, annotation, value string }{
-		{"auth-url", "auth-url", "http://auth.example.com/verify"},
-		{"auth-type", "auth-type", "basic"},
-		{"auth-secret", "auth-secret", "basic-auth"},
+		// auth-url, auth-type and auth-secret are honoured since issue 11.
+		{"auth-cache-key", "auth-cache-key", "$remote_user"},
+		{"auth-keepalive", "auth-keepalive", "10"},
+		{"auth-signin-redirect-param", "auth-signin-redirect-param", "next"},
 		{"whitelist", "whitelist-source-range", "10.0.0.0/8"},
 		{"denylist", "denylist-source-range", "192.168.0.0/16"},
 		{"auth-tls", "auth-tls-secret", "default/ca"},
@@ -227,7 +228,7 @@ func testHarmlessAnnotation(t *testing.T, k *kube) {
 	ing := kubetest.Ingress(ki.ns, "upload", ingressClass, kubetest.Path{Host: host, Path: "/", Service: "web", Port: 80})
 	ing.Annotations = map[string]string{name: "50m", "nginx.ingress.kubernetes.io/load-balance": "ewma"}
 	theirs := kubetest.Ingress(ki.ns, "theirs", "nginx", kubetest.Path{Host: ki.host("theirs"), Path: "/", Service: "web", Port: 80})
-	theirs.Annotations = map[string]string{"nginx.ingress.kubernetes.io/auth-url": "http://auth/verify", name: "1m"}
+	theirs.Annotations = map[string]string{"nginx.ingress.kubernetes.io/auth-cache-key": "$remote_user", name: "1m"}
 	k.c.Create(t, ing, theirs)
 	ki.servedBy(host, "a", time.Now(), 30*time.Second)
 	if e := ki.event("upload", "IgnoredAnnotation"); e.Type != corev1.EventTypeNormal || !strings.Contains(e.Message, name) {
@@ -247,8 +248,8 @@ func testHarmlessAnnotation(t *testing.T, k *kube) {
 	if !ok {
 		t.Fatalf("?class=any does not list the Ingress of class nginx")
 	}
-	if got, _ := th.annotation("nginx.ingress.kubernetes.io/auth-url"); th.Verdict != "refused" || got != "refused" || th.Class != "nginx" {
-		t.Fatalf("verdict of the nginx-class Ingress = %+v; want refused for auth-url", th)
+	if got, _ := th.annotation("nginx.ingress.kubernetes.io/auth-cache-key"); th.Verdict != "refused" || got != "refused" || th.Class != "nginx" {
+		t.Fatalf("verdict of the nginx-class Ingress = %+v; want refused for auth-cache-key", th)
 	}
 	if code, _ := ki.get(ki.host("theirs"), "/"); code != 404 {
 		t.Fatalf("an Ingress of another class is served (%d)", code)

@@ -19,7 +19,7 @@ import (
 // a running nginx reads, and Render may call this before the conf that names it exists.
 func (l layout) writeHtpasswds(hs []api.Htpasswd, workerUser string) error {
 	files, err := htpasswdFiles(l, hs)
-	if err != nil {
+	if err != nil || len(hs) == 0 {
 		return err
 	}
 	dir := l.path("htpasswd")

@@ -30,7 +30,8 @@ func TestIngressesShowsEachAnnotationsVerdict(t *testing.T) {
 	safe := kubetest.Ingress(ns, "safe", "restyplane", kubetest.Path{Host: "safe.example.com", Path: "/", Service: "shop", Port: 80})
 	safe.Annotations = map[string]string{"nginx.ingress.kubernetes.io/ssl-redirect": "false", "nginx.ingress.kubernetes.io/proxy-body-size": "8m"}
 	locked := kubetest.Ingress(ns, "locked", "restyplane", kubetest.Path{Host: "locked.example.com", Path: "/", Service: "shop", Port: 80})
-	locked.Annotations = map[string]string{"nginx.ingress.kubernetes.io/auth-url": "http://auth.example.com/"}
+	// auth-url is honoured since issue 11; an annotation no policy branch implements.
+	locked.Annotations = map[string]string{"nginx.ingress.kubernetes.io/auth-keepalive": "10"}
 	other := kubetest.Ingress(ns, "elsewhere", "nginx", kubetest.Path{Host: "other.example.com", Path: "/", Service: "shop", Port: 80})
 	c.Create(t, svc, safe, locked, other)
 
@@ -57,7 +58,7 @@ func TestIngressesShowsEachAnnotationsVerdict(t *testing.T) {
 		return b.text(`[data-testid="ingress-row"][data-name="` + ns + `/` + name + `"]`)
 	}
 	locks := row("locked")
-	for _, want := range []string{"refused", "auth-url"} {
+	for _, want := range []string{"refused", "auth-keepalive"} {
 		if !strings.Contains(locks, want) {
 			t.Errorf("the locked Ingress's row %q lacks %q", locks, want)
 		}
@@ -68,7 +69,7 @@ func TestIngressesShowsEachAnnotationsVerdict(t *testing.T) {
 			t.Errorf("the safe Ingress's row %q lacks %q", safes, want)
 		}
 	}
-	b.waitFor("the auth-url annotation refused", `!!document.querySelector('[data-testid="ingress-row"][data-name="`+ns+`/locked"] [data-testid="annotation"][data-verdict="refused"]')`)
+	b.waitFor("the auth-keepalive annotation refused", `!!document.querySelector('[data-testid="ingress-row"][data-name="`+ns+`/locked"] [data-testid="annotation"][data-verdict="refused"]')`)
 	b.noHorizontalScroll("ingresses")
 
 	// Another class's Ingress shows only when asked for, judged as if it moved over.

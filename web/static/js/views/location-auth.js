@@ -21,9 +21,9 @@ export function authFields(l, htpasswdNames) {
       field({ label: 'Basic auth users', input: users, sub: 'auth.basic.htpasswd', testid: 'location-auth-htpasswd', hint: 'An htpasswd object; a request without a valid user gets 401.' }),
       field({ label: 'Realm', input: text('basic.realm', b.realm, 'Authentication Required'), sub: 'auth.basic.realm', testid: 'location-auth-realm' })),
     h('div', { class: 'field-grid' },
-      field({ label: 'External auth URL', input: text('external.url', e.url, 'http://auth.internal:8080/verify'), sub: 'auth.external.url', testid: 'location-auth-url', hint: 'Asked before every request: 2xx passes, 401 and 403 are returned.' }),
+      field({ label: 'External auth URL', input: text('external.url', e.url, 'http(s)://auth.internal:8080/verify'), sub: 'auth.external.url', testid: 'location-auth-url', hint: 'Asked before every request: 2xx passes, 401 and 403 are returned.' }),
       field({ label: 'Method', input: select(METHODS, e.method || 'GET', { dataset: { auth: 'external.method' } }), sub: 'auth.external.method', testid: 'location-auth-method' }),
-      field({ label: 'Sign-in URL', input: text('external.signin', e.signin, 'https://login.example.com/start'), sub: 'auth.external.signin', testid: 'location-auth-signin', hint: 'Optional: a 401 redirects here with rd=<the original URL>.' }),
+      field({ label: 'Sign-in URL', input: text('external.signin', e.signin, 'http(s)://login.example.com/start'), sub: 'auth.external.signin', testid: 'location-auth-signin', hint: 'Optional: a 401 redirects here with rd=<the original URL>.' }),
       field({ label: 'Headers passed upstream', input: text('external.responseHeaders', (e.responseHeaders || []).join(', '), 'X-User, X-Email'), sub: 'auth.external.responseHeaders', testid: 'location-auth-headers' }),
       field({ label: 'X-Auth-Request-Redirect', input: text('external.requestRedirect', e.requestRedirect, 'the request URI'), sub: 'auth.external.requestRedirect', testid: 'location-auth-redirect' })));
 }
