@@ -30,8 +30,13 @@ type Backend struct {
 	Canary   *Canary   `json:"canary,omitempty"`
 	Timeouts *Timeouts `json:"timeouts,omitempty"`
 	// Retries is how many other peers a failed request may try (0: none).
-	Retries int    `json:"retries,omitempty" minimum:"0" maximum:"10"`
-	Source  Source `json:"source"`
+	Retries int `json:"retries,omitempty" minimum:"0" maximum:"10"`
+	// Protocol is what the endpoints speak (policies, issue 11): http if empty. Unlike the
+	// rest of a backend, a change of protocol or upstreamTLS reloads nginx.
+	Protocol string `json:"protocol,omitempty" enums:"http,https,grpc,grpcs" example:"https"`
+	// UpstreamTLS is how the proxy speaks TLS to https and grpcs endpoints.
+	UpstreamTLS *UpstreamTLS `json:"upstreamTLS,omitempty"`
+	Source      Source       `json:"source"`
 	// Version is the revision that last changed this backend; it is its ETag.
 	Version int64 `json:"version,omitempty" readonly:"true"`
 }
@@ -114,6 +119,9 @@ func (b *Backend) Validate() error {
 	if b.Retries < 0 || b.Retries > MaxRetries {
 		return Invalid("retries", "must be 0-%d", MaxRetries)
 	}
+	if err := b.validateUpstream(); err != nil {
+		return err
+	}
 	return b.Source.validate()
 }
 
@@ -130,6 +138,7 @@ func (b *Backend) Normalize() {
 	if b.Source.Kind == "" {
 		b.Source.Kind = SourceAPI
 	}
+	b.normalizeUpstream()
 }
 
 func (e Endpoint) validate() error {

@@ -17,6 +17,8 @@ type Config struct {
 	Certificates []Certificate `json:"certificates"`
 	// Htpasswds are the users of basic auth, without their lines unless withKeys.
 	Htpasswds []Htpasswd `json:"htpasswds,omitempty"`
+	// CACertificates are the CA bundles upstream certificates are verified against.
+	CACertificates []CACertificate `json:"caCertificates,omitempty"`
 }
 
 // State is a config indexed by name, the form the store keeps the head in and checks
@@ -33,16 +35,19 @@ type State struct {
 	Servers      map[string]*Server
 	Certificates map[string]*Certificate
 	Htpasswds    map[string]*Htpasswd
+	// CACertificates (policies, issue 11): CA bundles, see cacertificate.go.
+	CACertificates map[string]*CACertificate
 }
 
 // NewState returns an empty state with default settings.
 func NewState() *State {
 	return &State{
-		Settings:     DefaultSettings(),
-		Backends:     map[string]*Backend{},
-		Servers:      map[string]*Server{},
-		Certificates: map[string]*Certificate{},
-		Htpasswds:    map[string]*Htpasswd{},
+		Settings:       DefaultSettings(),
+		Backends:       map[string]*Backend{},
+		Servers:        map[string]*Server{},
+		Certificates:   map[string]*Certificate{},
+		Htpasswds:      map[string]*Htpasswd{},
+		CACertificates: map[string]*CACertificate{},
 	}
 }
 
@@ -51,10 +56,11 @@ func (s *State) Clone() *State {
 	// maps.Clone copies the table wholesale instead of rehashing every key, which keeps a
 	// single-object write on a config of thousands of objects cheap.
 	return &State{Revision: s.Revision, Written: s.Written, Kept: s.Kept, Settings: s.Settings,
-		Backends:     maps.Clone(s.Backends),
-		Servers:      maps.Clone(s.Servers),
-		Certificates: maps.Clone(s.Certificates),
-		Htpasswds:    maps.Clone(s.Htpasswds),
+		Backends:       maps.Clone(s.Backends),
+		Servers:        maps.Clone(s.Servers),
+		Certificates:   maps.Clone(s.Certificates),
+		Htpasswds:      maps.Clone(s.Htpasswds),
+		CACertificates: maps.Clone(s.CACertificates),
 	}
 }
 
@@ -83,6 +89,9 @@ func (s *State) Config(withKeys bool) Config {
 		}
 		c.Htpasswds = append(c.Htpasswds, h)
 	}
+	for _, name := range sortedKeys(s.CACertificates) {
+		c.CACertificates = append(c.CACertificates, *s.CACertificates[name])
+	}
 	return c
 }
 
@@ -103,6 +112,9 @@ func (s *State) Check(touched []Ref) error {
 				if b.Canary != nil && s.Backends[b.Canary.Backend] == nil {
 					return Invalid("canary.backend", "backend %q does not exist", b.Canary.Backend)
 				}
+				if err := s.checkUpstreamRefs(b); err != nil {
+					return err
+				}
 			} else if err := s.unreferencedBackend(r.Name); err != nil {
 				return err
 			}
@@ -117,6 +129,10 @@ func (s *State) Check(touched []Ref) error {
 			if err := s.checkHtpasswd(r.Name); err != nil {
 				return err
 			}
+		case KindCACertificate:
+			if err := s.checkCACertificate(r.Name); err != nil {
+				return err
+			}
 		case KindCertificate:
 			if s.Certificates[r.Name] != nil {
 				certs = true
@@ -125,6 +141,9 @@ func (s *State) Check(touched []Ref) error {
 					if srv.TLS != nil && srv.TLS.Certificate == r.Name {
 						return Errorf(EConflict, "certificate %q is used by server %q", r.Name, srv.Name)
 					}
+				}
+				if where := s.upstreamUser(KindCertificate, r.Name); where != "" {
+					return Errorf(EConflict, "certificate %q is used by %s as its upstream client certificate", r.Name, where)
 				}
 			}
 		}
@@ -155,6 +174,9 @@ func (s *State) CheckAll() error {
 	for n := range s.Htpasswds {
 		refs = append(refs, Ref{KindHtpasswd, n})
 	}
+	for n := range s.CACertificates {
+		refs = append(refs, Ref{KindCACertificate, n})
+	}
 	return s.Check(refs)
 }
 
@@ -163,9 +185,21 @@ func (s *State) checkServerRefs(srv *Server) error {
 		return Invalid("tls.certificate", "certificate %q does not exist", srv.TLS.Certificate)
 	}
 	for i, l := range srv.Locations {
+		if l.Backend == "" && l.Redirect != nil {
+			continue // policies (issue 11): a redirect needs no backend
+		}
 		if s.Backends[l.Backend] == nil {
 			return Invalid(fmt.Sprintf("locations[%d].backend", i), "backend %q does not exist", l.Backend)
 		}
+	}
+	if err := s.checkErrorsRefs(srv); err != nil { // policies (issue 11)
+		return err
+	}
+	if err := s.checkClientTLSRef(srv); err != nil {
+		return err
+	}
+	if err := s.checkWWWPartners(srv); err != nil { // policies (issue 11)
+		return err
 	}
 	return s.checkAuthRefs(srv)
 }
@@ -175,6 +209,9 @@ func (s *State) unreferencedBackend(name string) error {
 		for _, l := range srv.Locations {
 			if l.Backend == name {
 				return Errorf(EConflict, "backend %q is used by server %q location %q", name, srv.Name, l.Path)
+			}
+			if l.Errors != nil && l.Errors.Backend == name { // policies (issue 11)
+				return Errorf(EConflict, "backend %q answers the errors of server %q location %q", name, srv.Name, l.Path)
 			}
 		}
 	}
@@ -220,6 +257,10 @@ func (s *State) checkClaims(claimants []string) error {
 		}
 	}
 	sort.Strings(neighbours)
+	// Policies (issue 11): one server block per hostname verifies clients one way.
+	if err := s.checkClientTLSAgree(claimants, neighbours); err != nil {
+		return err
+	}
 	for _, name := range neighbours {
 		srv := s.Servers[name]
 		if err := s.sameOwnerKind(srv, claimants); err != nil {

@@ -34,6 +34,9 @@ type FeedMessage struct {
 	// Htpasswds travel like certificates: whole, with their lines (policies, issue 11).
 	Htpasswds        []Htpasswd `json:"htpasswds,omitempty"`
 	DeletedHtpasswds []string   `json:"deletedHtpasswds,omitempty"`
+	// CACertificates travel like certificates too (policies, issue 11).
+	CACertificates        []CACertificate `json:"caCertificates,omitempty"`
+	DeletedCACertificates []string        `json:"deletedCaCertificates,omitempty"`
 }
 
 // Snapshot returns the whole state as a snapshot message, certificate keys included.
@@ -41,7 +44,8 @@ func Snapshot(s *State) FeedMessage {
 	set := s.Settings
 	c := s.Config(true)
 	return FeedMessage{Type: FeedSnapshot, Revision: s.Revision, Written: s.Written, Settings: &set,
-		Backends: c.Backends, Servers: c.Servers, Certificates: c.Certificates, Htpasswds: c.Htpasswds}
+		Backends: c.Backends, Servers: c.Servers, Certificates: c.Certificates, Htpasswds: c.Htpasswds,
+		CACertificates: c.CACertificates}
 }
 
 // Delta returns what changed from old to cur, comparing objects by version: an object's
@@ -57,6 +61,7 @@ func Delta(old, cur *State) FeedMessage {
 	m.Servers, m.DeletedServers = changed(old.Servers, cur.Servers, func(v *Server) int64 { return v.Version })
 	m.Certificates, m.DeletedCertificates = changed(old.Certificates, cur.Certificates, func(c *Certificate) int64 { return c.Version })
 	m.Htpasswds, m.DeletedHtpasswds = changed(old.Htpasswds, cur.Htpasswds, func(h *Htpasswd) int64 { return h.Version })
+	m.CACertificates, m.DeletedCACertificates = changed(old.CACertificates, cur.CACertificates, func(c *CACertificate) int64 { return c.Version })
 	return m
 }
 
@@ -84,7 +89,7 @@ func changed[T any](old, cur map[string]*T, version func(*T) int64) (upserts []T
 func (m FeedMessage) Empty() bool {
 	return m.Settings == nil && len(m.Backends)+len(m.Servers)+len(m.Certificates)+
 		len(m.DeletedBackends)+len(m.DeletedServers)+len(m.DeletedCertificates)+
-		len(m.Htpasswds)+len(m.DeletedHtpasswds) == 0
+		len(m.Htpasswds)+len(m.DeletedHtpasswds)+len(m.CACertificates)+len(m.DeletedCACertificates) == 0
 }
 
 // ApplyTo returns the state the message makes of base: a snapshot ignores base, a delta
@@ -123,6 +128,12 @@ func (m FeedMessage) ApplyTo(base *State) *State {
 	}
 	for _, n := range m.DeletedHtpasswds {
 		delete(s.Htpasswds, n)
+	}
+	for i := range m.CACertificates {
+		s.CACertificates[m.CACertificates[i].Name] = &m.CACertificates[i]
+	}
+	for _, n := range m.DeletedCACertificates {
+		delete(s.CACertificates, n)
 	}
 	return s
 }

@@ -11,6 +11,8 @@ type Mutation struct {
 	Certificate *Certificate
 	Settings    *Settings
 	Htpasswd    *Htpasswd
+	// CACertificate (policies, issue 11).
+	CACertificate *CACertificate
 }
 
 // Ref returns the object the mutation touches.
@@ -20,7 +22,7 @@ func (m Mutation) Ref() Ref { return Ref{Kind: m.Kind, Name: m.Name} }
 // the object so that equal intent stores equal bytes.
 func (m *Mutation) Validate() error {
 	set := 0
-	for _, p := range []bool{m.Backend != nil, m.Server != nil, m.Certificate != nil, m.Settings != nil, m.Htpasswd != nil} {
+	for _, p := range []bool{m.Backend != nil, m.Server != nil, m.Certificate != nil, m.Settings != nil, m.Htpasswd != nil, m.CACertificate != nil} {
 		if p {
 			set++
 		}
@@ -60,6 +62,12 @@ func (m *Mutation) Validate() error {
 		m.Name = m.Htpasswd.Name
 		// The lines may be omitted on update; the store then keeps the stored ones.
 		return m.Htpasswd.Validate()
+	case m.Kind == KindCACertificate && m.CACertificate != nil:
+		if m.CACertificate.Source.Kind == "" {
+			m.CACertificate.Source.Kind = SourceAPI
+		}
+		m.Name = m.CACertificate.Name
+		return m.CACertificate.Validate()
 	case m.Kind == KindSettings && m.Settings != nil:
 		m.Name = SettingsName
 		return m.Settings.Validate()

@@ -27,8 +27,18 @@ type Server struct {
 	Name      string     `json:"name" example:"shop"`
 	Hostnames []string   `json:"hostnames" example:"shop.example.com,*.shop.example.com"`
 	TLS       *ServerTLS `json:"tls,omitempty"`
+	// ClientTLS (policies, issue 11) verifies client certificates; see policy_clienttls.go.
+	ClientTLS *ClientTLS `json:"clientTLS,omitempty"`
 	Locations []Location `json:"locations"`
-	Source    Source     `json:"source"`
+	// Redirects (policies, issue 11), see policy_redirect.go. ForceSSLRedirect sends
+	// plain-HTTP requests to HTTPS with a 308 even without a certificate of its own (TLS
+	// ended before restyplane); AppRoot redirects a request for "/" there with a 302;
+	// WWWRedirect answers the www partner of each hostname (www.example.com for
+	// example.com, and the reverse) with a 308 to the hostname, when no server names it.
+	ForceSSLRedirect bool   `json:"forceSSLRedirect,omitempty"`
+	AppRoot          string `json:"appRoot,omitempty" example:"/app"`
+	WWWRedirect      bool   `json:"wwwRedirect,omitempty"`
+	Source           Source `json:"source"`
 	// Version is the revision that last changed this server; it is its ETag.
 	Version int64 `json:"version,omitempty" readonly:"true"`
 }
@@ -42,15 +52,34 @@ type ServerTLS struct {
 
 // Location routes requests whose path matches to a backend.
 type Location struct {
-	Path    string `json:"path" example:"/api"`
-	Match   string `json:"match,omitempty" enums:"prefix,exact,regex" example:"prefix"`
-	Backend string `json:"backend" example:"shop-api"`
+	Path  string `json:"path" example:"/api"`
+	Match string `json:"match,omitempty" enums:"prefix,exact,regex" example:"prefix"`
+	// Backend is required unless the location redirects.
+	Backend string `json:"backend,omitempty" example:"shop-api"`
 	// Rewrite replaces the matched path prefix before proxying (e.g. "/" strips it).
 	Rewrite    string    `json:"rewrite,omitempty" example:"/"`
 	Timeouts   *Timeouts `json:"timeouts,omitempty"`
 	SetHeaders []Header  `json:"setHeaders,omitempty"`
 	// Auth (policies, issue 11): basic and external auth; see policy_auth.go.
 	Auth *LocationAuth `json:"auth,omitempty"`
+	// Proxy, Retry and Errors (policies, issue 11): bodies and buffering, retries on
+	// another endpoint, and error answers from another backend; see policy_proxy.go.
+	Proxy  *ProxyPolicy  `json:"proxy,omitempty"`
+	Retry  *RetryPolicy  `json:"retry,omitempty"`
+	Errors *ErrorsPolicy `json:"errors,omitempty"`
+	// UpstreamHost is the Host header sent upstream instead of the request's (policies,
+	// issue 11); forwardedPrefix is sent as X-Forwarded-Prefix. See policy_upstream.go.
+	UpstreamHost    string `json:"upstreamHost,omitempty" example:"api.internal"`
+	ForwardedPrefix string `json:"forwardedPrefix,omitempty" example:"/shop"`
+	// Access (policies, issue 11): allow and deny lists of client addresses; see
+	// policy_access.go.
+	Access *AccessPolicy `json:"access,omitempty"`
+	// Limits (policies, issue 11): rate, connection and bandwidth limits per client
+	// address; see policy_limits.go.
+	Limits *LocationLimits `json:"limits,omitempty"`
+	// CORS and Redirect (policies, issue 11): see policy_cors.go and policy_redirect.go.
+	CORS     *CORS     `json:"cors,omitempty"`
+	Redirect *Redirect `json:"redirect,omitempty"`
 }
 
 // Header is a request header that a location sets on the proxied request.
@@ -99,6 +128,12 @@ func (s *Server) Validate() error {
 			paths[key] = true
 		}
 	}
+	if err := s.validateClientTLS(); err != nil {
+		return err
+	}
+	if err := s.validateRedirects(); err != nil { // policies (issue 11)
+		return err
+	}
 	return s.Source.validate()
 }
 
@@ -108,10 +143,13 @@ func (s *Server) Normalize() {
 		if s.Locations[i].Match == "" {
 			s.Locations[i].Match = MatchPrefix
 		}
+		s.Locations[i].CORS.normalize()     // policies (issue 11)
+		s.Locations[i].Redirect.normalize() // policies (issue 11)
 	}
 	if s.Source.Kind == "" {
 		s.Source.Kind = SourceAPI
 	}
+	s.ClientTLS.normalize()
 }
 
 func (l *Location) matchOrDefault() string {
@@ -145,7 +183,11 @@ func (l *Location) validate() error {
 	default:
 		return Invalid("match", "must be prefix, exact or regex")
 	}
-	if err := ValidName("backend", l.Backend); err != nil {
+	// Policies (issue 11): the backend is optional for a redirect.
+	if err := l.validateRedirect(); err != nil {
+		return err
+	}
+	if err := l.CORS.validate(); err != nil {
 		return err
 	}
 	if l.Rewrite != "" {
@@ -171,8 +213,21 @@ func (l *Location) validate() error {
 			return err
 		}
 	}
-	// Policies (issue 11): auth.
-	return l.validateAuth()
+	// Policies (issue 11): access by address, limits, auth, upstream host and prefix,
+	// then proxy, retry and errors.
+	if err := l.Access.validate(); err != nil {
+		return err
+	}
+	if err := l.Limits.validate(); err != nil {
+		return err
+	}
+	if err := l.validateAuth(); err != nil {
+		return err
+	}
+	if err := l.validateUpstream(); err != nil {
+		return err
+	}
+	return l.validateProxy()
 }
 
 // regexChars are the characters a regex location may use. The renderer writes the regex in

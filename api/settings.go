@@ -35,7 +35,15 @@ type Settings struct {
 	RollbackWindow     string `json:"rollbackWindow" example:"30s"`
 	// MinReloadInterval spaces reloads; changes that arrive meanwhile are merged.
 	MinReloadInterval string `json:"minReloadInterval" example:"1s"`
-	Version           int64  `json:"version,omitempty" readonly:"true"`
+	// RealIPFrom names the trusted proxies (CIDRs or addresses): only a request whose
+	// connection comes from one of them has its client address taken from RealIPHeader,
+	// which access lists and limits then see. Empty: the connection's address, always.
+	// A change reloads (nginx's set_real_ip_from).
+	RealIPFrom []string `json:"realIPFrom,omitempty" example:"10.0.0.0/8"`
+	// RealIPHeader is the header a trusted proxy puts the client address in,
+	// X-Forwarded-For if empty; its last address not itself trusted is taken.
+	RealIPHeader string `json:"realIPHeader,omitempty" example:"X-Forwarded-For"`
+	Version      int64  `json:"version,omitempty" readonly:"true"`
 }
 
 // DefaultRollbackMinClients is the number of distinct failing clients an automatic rollback
@@ -106,6 +114,20 @@ func (s *Settings) Validate() error {
 	for i, t := range s.GzipTypes {
 		if err := ValidMIME(fmt.Sprintf("gzipTypes[%d]", i), t); err != nil {
 			return err
+		}
+	}
+	if len(s.RealIPFrom) > 256 {
+		return Invalid("realIPFrom", "at most 256 trusted proxies")
+	}
+	if err := ValidCIDRs("realIPFrom", s.RealIPFrom); err != nil {
+		return err
+	}
+	if s.RealIPHeader != "" {
+		if err := ValidHeaderName("realIPHeader", s.RealIPHeader); err != nil {
+			return err
+		}
+		if len(s.RealIPFrom) == 0 {
+			return Invalid("realIPHeader", "a real-IP header needs trusted proxies in realIPFrom")
 		}
 	}
 	if !(s.RollbackErrorRatio >= 0 && s.RollbackErrorRatio <= 1) {

@@ -18,6 +18,8 @@ func (s *State) Apply(m Mutation) {
 		s.Settings = *m.Settings
 	case KindHtpasswd:
 		s.Htpasswds[m.Name] = m.Htpasswd
+	case KindCACertificate:
+		s.CACertificates[m.Name] = m.CACertificate
 	}
 }
 
@@ -34,6 +36,8 @@ func (s *State) Delete(r Ref) {
 		s.Settings = DefaultSettings()
 	case KindHtpasswd:
 		delete(s.Htpasswds, r.Name)
+	case KindCACertificate:
+		delete(s.CACertificates, r.Name)
 	}
 }
 
@@ -59,6 +63,10 @@ func (s *State) Lookup(r Ref) (version int64, owner Source, ok bool) {
 		if h := s.Htpasswds[r.Name]; h != nil {
 			return h.Version, h.Source, true
 		}
+	case KindCACertificate:
+		if c := s.CACertificates[r.Name]; c != nil {
+			return c.Version, c.Source, true
+		}
 	}
 	return 0, Source{}, false
 }
@@ -73,6 +81,10 @@ func (s *State) Refs() []Ref {
 	// Htpasswd objects come before the servers that name them.
 	for _, n := range sortedKeys(s.Htpasswds) {
 		refs = append(refs, Ref{KindHtpasswd, n})
+	}
+	// CA bundles too come before the backends and servers that name them.
+	for _, n := range sortedKeys(s.CACertificates) {
+		refs = append(refs, Ref{KindCACertificate, n})
 	}
 	for _, n := range sortedKeys(s.Backends) {
 		refs = append(refs, Ref{KindBackend, n})

@@ -24,7 +24,7 @@ type fleet struct {
 	secret string
 	agents []*rptest.Agent
 	// pollers hold one kept-alive connection per agent's proxy.
-	pollers []*proxyClient
+	pollers []*rawPoller
 }
 
 // raiseFileLimit lifts the soft RLIMIT_NOFILE to the hard one: the benchmark holds
@@ -81,8 +81,9 @@ func (f *fleet) startAgents(tb testing.TB, n, batch int) {
 		f.agents = append(f.agents, started...)
 	}
 	for _, a := range f.agents {
-		f.pollers = append(f.pollers, &proxyClient{url: a.Proxy, client: &http.Client{Timeout: 5 * time.Second,
-			Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}})
+		p := newRawPoller(a.Proxy, dynamicHost, "/")
+		tb.Cleanup(p.close)
+		f.pollers = append(f.pollers, p)
 	}
 }
 
@@ -132,10 +133,10 @@ func (f *fleet) pollAll(t0 time.Time, want string, budget int, deadline time.Dur
 	var wg sync.WaitGroup
 	for i, p := range f.pollers {
 		wg.Add(1)
-		go func(i int, p *proxyClient) {
+		go func(i int, p *rawPoller) {
 			defer wg.Done()
 			for k := 0; ; k++ {
-				code, from, err := p.get(dynamicHost, "/")
+				code, from, err := p.get()
 				if err == nil && code == 200 && from == want {
 					d := time.Since(t0)
 					mu.Lock()

@@ -14,8 +14,11 @@ const fleetLoadPause = 25 * time.Millisecond
 // restartResult is what restart measured.
 type restartResult struct {
 	connected, fromKill, change time.Duration
-	ok, failed                  int64
-	errs                        []string
+	// up is how long the new control plane took to answer /api/v1/status: the rest of
+	// connected is the agents' reconnection (their backoff included).
+	up         time.Duration
+	ok, failed int64
+	errs       []string
 }
 
 // restart kills the control plane with SIGKILL under a load through every data plane,
@@ -43,6 +46,7 @@ func (f *fleet) restart(tb testing.TB, ups []*upstream, change func() (int64, ti
 	l.waitMore(tb, 500, 30*time.Second, "while the control plane is dead")
 	tStart := time.Now()
 	f.cp = &instance{Process: rptest.Start(tb, f.cp.Options()), tb: tb}
+	r.up = time.Since(tStart)
 	deadline := tStart.Add(time.Minute)
 	for !f.allAtHead(0) {
 		if time.Now().After(deadline) {

@@ -88,6 +88,14 @@ const sideAnalysis = "\n**What was taken out.** Before this benchmark, the appli
 	"A traced run (a timestamp at the start of each applier step, at load average 25) put the stretch from the stamp to the step's start at p50 0.79 ms of " +
 	"the 0.8 ms up to the push: the commit and the wake-up, with the plan at nearly nothing. " +
 	"Negative figures in the last row are switches whose first new answer arrived before restyplane had read the push's answer.\n\n" +
+	"**Taken out since (branch hotpath).** CPU profiles of BenchmarkHotPathCPU (its section has the figures) showed the API write, not the push, " +
+	"carrying the cost: the token's lookup was a SQLite query per request (now a cache keyed by the secret's hash, which every delete empties " +
+	"under a new generation, so a revoked token is refused on the very next request); every commit compiled its INSERTs again (now prepared once), " +
+	"ran on whichever pooled connection was free and so reloaded SQLite's pages that another connection had written (now one writer connection), " +
+	"started a driver goroutine per statement to watch a context that a commit does not need (now a context without cancel), and now and then " +
+	"ran SQLite's automatic WAL checkpoint with an fsync of the database (now a passive checkpoint in the background every second). " +
+	"After a commit the writer yields, so the applier, woken by the head's channel, sends the push before the API's answer is encoded and written. " +
+	"The commit still comes before the push: the history is durable before the change is live.\n\n" +
 	"**Failures.** Caddy applies an admin change by starting a new server and stopping the old one, which closes the kept-alive client connections it held; " +
 	"nginx's reload closes the old workers' kept-alive connections the same way. restyplane and the bare mechanism change only shared memory, so no " +
 	"connection closes. With 2 cores shared by the proxies, the upstreams and the load, the p99 and max of every system follow the machine's other load " +

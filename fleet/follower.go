@@ -54,18 +54,28 @@ type Follower struct {
 	client *http.Client
 	log    *slog.Logger
 
-	mu       sync.Mutex
-	head     *api.State
-	changed  chan struct{}
-	loaded   chan struct{} // closed once a state is held
-	recent   map[int64]*api.State
+	mu      sync.Mutex
+	head    *api.State
+	changed chan struct{}
+	loaded  chan struct{} // closed once a state is held
+	recent  map[int64]heldState
+	// chain counts the snapshots taken: states of one chain follow from each other by
+	// deltas; a snapshot (a new agent, or another history) starts a new one.
+	chain    int64
 	pending  []api.ApplyRecord
 	reporter Reporter
 	applied  int64
 	relist   bool // the resume point is gone: ask for a snapshot
 
 	kick    chan struct{} // asks the reporter loop for a report now
-	persist chan *api.State
+	persist chan persistItem
+	disk    onDisk // persistLoop's alone
+
+	// records counts the apply records taken; reportedUpTo is how many of them the last
+	// finished report attempt carried, and reportDone signals each finished attempt: the
+	// state of an apply is written to disk once its report went out (see persistLoop).
+	records, reportedUpTo int64
+	reportDone            chan struct{}
 }
 
 // New returns a follower; Load reads the state on disk, Run follows the feed.
@@ -106,7 +116,7 @@ func New(o Options) (*Follower, error) {
 	}
 	return &Follower{opts: o, client: &http.Client{Transport: tr}, log: o.Logger,
 		head: api.NewState(), changed: make(chan struct{}), loaded: make(chan struct{}),
-		recent: map[int64]*api.State{}, kick: make(chan struct{}, 1), persist: make(chan *api.State, 1)}, nil
+		recent: map[int64]heldState{}, kick: make(chan struct{}, 1), persist: make(chan persistItem, 1), reportDone: make(chan struct{}, 1)}, nil
 }
 
 // Head returns the newest state held; an empty one at revision 0 before any.
@@ -126,12 +136,21 @@ func (f *Follower) HeadChanged() <-chan struct{} {
 // Loaded is closed once the follower holds a state, from disk or from the feed.
 func (f *Follower) Loaded() <-chan struct{} { return f.loaded }
 
-// setHead installs a new state and wakes the applier.
-func (f *Follower) setHead(s *api.State) {
+// heldState is a state the feed gave, with the chain it belongs to.
+type heldState struct {
+	st    *api.State
+	chain int64
+}
+
+// setHead installs a new state and wakes the applier; snapshot says it starts a chain.
+func (f *Follower) setHead(s *api.State, snapshot bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if snapshot {
+		f.chain++
+	}
 	f.head, f.relist = s, false
-	f.recent[s.Revision] = s
+	f.recent[s.Revision] = heldState{st: s, chain: f.chain}
 	close(f.changed)
 	f.changed = make(chan struct{})
 	select {
@@ -148,9 +167,11 @@ func (f *Follower) RecordApply(ctx context.Context, rec *api.ApplyRecord) error 
 	if len(f.pending) < 1000 {
 		f.pending = append(f.pending, *rec)
 	}
-	var st *api.State
+	f.records++
+	seq := f.records
+	var held heldState
 	if rec.Outcome == api.OutcomeSuccess {
-		st = f.recent[rec.Revision]
+		held = f.recent[rec.Revision]
 		f.applied = rec.Revision
 		for rev := range f.recent {
 			if rev < rec.Revision {
@@ -159,12 +180,12 @@ func (f *Follower) RecordApply(ctx context.Context, rec *api.ApplyRecord) error 
 		}
 	}
 	f.mu.Unlock()
-	if st != nil {
+	if held.st != nil {
 		select { // the newest state wins: a slower disk never holds the applier up
 		case <-f.persist:
 		default:
 		}
-		f.persist <- st
+		f.persist <- persistItem{held: held, seq: seq}
 	}
 	select {
 	case f.kick <- struct{}{}:

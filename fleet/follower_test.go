@@ -36,7 +36,7 @@ func TestAppliedStatePersistsAndLoads(t *testing.T) {
 	st.Revision = 7
 	st.Backends["web"] = &api.Backend{Name: "web", Version: 7}
 	st.Certificates["shop"] = &api.Certificate{Name: "shop", Key: "KEY", Version: 3}
-	f.setHead(st)
+	f.setHead(st, true)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go f.persistLoop(ctx)

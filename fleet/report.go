@@ -34,8 +34,9 @@ func (f *Follower) reportLoop(ctx context.Context) {
 // stay pending until a report carrying them got through.
 func (f *Follower) sendReport(ctx context.Context) error {
 	f.mu.Lock()
-	reporter, pending := f.reporter, append([]api.ApplyRecord(nil), f.pending...)
+	reporter, pending, upTo := f.reporter, append([]api.ApplyRecord(nil), f.pending...), f.records
 	f.mu.Unlock()
+	defer f.reported(upTo)
 	var rep api.Report
 	if reporter != nil {
 		rep = reporter(ctx)
@@ -67,4 +68,16 @@ func (f *Follower) sendReport(ctx context.Context) error {
 	f.pending = f.pending[len(pending):]
 	f.mu.Unlock()
 	return nil
+}
+
+// reported notes that a report attempt carrying the first upTo apply records finished,
+// whether it got through or not, and wakes persistLoop.
+func (f *Follower) reported(upTo int64) {
+	f.mu.Lock()
+	f.reportedUpTo = max(f.reportedUpTo, upTo)
+	f.mu.Unlock()
+	select {
+	case f.reportDone <- struct{}{}:
+	default:
+	}
 }

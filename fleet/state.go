@@ -11,7 +11,8 @@ import (
 )
 
 // stateFile is the last applied state, in the feed's snapshot form, keys included: a data
-// plane must be able to serve its TLS servers without the control plane.
+// plane must be able to serve its TLS servers without the control plane. The states
+// applied since it was written are in journalFile, as deltas (see journal.go).
 const stateFile = "state.json"
 
 // Load reads the last applied state from the data dir, if there is one, and holds it as
@@ -33,8 +34,10 @@ func (f *Follower) Load() error {
 	if err := json.Unmarshal(b, &m); err != nil || m.Type != api.FeedSnapshot {
 		return fmt.Errorf("read last applied state %s: not a snapshot (%v)", stateFile, err)
 	}
-	f.setHead(m.ApplyTo(nil))
-	f.log.Info("loaded the last applied state", "revision", m.Revision)
+	st := m.ApplyTo(nil)
+	st, lines := replayJournal(f.opts.DataDir, st)
+	f.setHead(st, true)
+	f.log.Info("loaded the last applied state", "revision", st.Revision, "snapshotRevision", m.Revision, "journalLines", lines)
 	return nil
 }
 

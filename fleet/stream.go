@@ -111,9 +111,9 @@ func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 		got = true
 		switch m.Type {
 		case api.FeedSnapshot:
-			f.setHead(m.ApplyTo(nil))
+			f.setHead(m.ApplyTo(nil), true)
 		case api.FeedDelta:
-			f.setHead(m.ApplyTo(f.Head()))
+			f.setHead(m.ApplyTo(f.Head()), false)
 		}
 	}
 }
@@ -130,18 +130,4 @@ func (t *touchReader) Read(p []byte) (int, error) {
 		t.touch()
 	}
 	return n, err
-}
-
-// persistLoop writes each applied state to disk, the newest first when the disk is slow.
-func (f *Follower) persistLoop(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case st := <-f.persist:
-			if err := save(f.opts.DataDir, st); err != nil {
-				f.log.Error("persist the applied state", "revision", st.Revision, "err", err)
-			}
-		}
-	}
 }

@@ -703,6 +703,426 @@ const docTemplate = `{
                 }
             }
         },
+        "/api/v1/caCertificates": {
+            "get": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "caCertificates"
+                ],
+                "summary": "List CA certificate bundles",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "only bundles whose name contains this",
+                        "name": "q",
+                        "in": "query"
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/server.CACertificateList"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            },
+            "post": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "cert holds PEM CERTIFICATE blocks, each a CA certificate (basicConstraints CA:TRUE), and nothing else: no private key. Fails with 409 if a bundle of that name exists.",
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "caCertificates"
+                ],
+                "summary": "Create a CA certificate bundle",
+                "parameters": [
+                    {
+                        "description": "the bundle",
+                        "name": "caCertificate",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.CACertificate"
+                        }
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "validate and return the diff, store nothing",
+                        "name": "dryRun",
+                        "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "message",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "X-Change-Reason",
+                        "in": "header"
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "dry run",
+                        "schema": {
+                            "$ref": "#/definitions/api.WriteResult"
+                        }
+                    },
+                    "201": {
+                        "description": "Created",
+                        "schema": {
+                            "$ref": "#/definitions/api.WriteResult"
+                        }
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "409": {
+                        "description": "Conflict",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "413": {
+                        "description": "Request Entity Too Large",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "415": {
+                        "description": "Unsupported Media Type",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
+        "/api/v1/caCertificates/{name}": {
+            "get": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "caCertificates"
+                ],
+                "summary": "Get a CA certificate bundle",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "bundle name",
+                        "name": "name",
+                        "in": "path",
+                        "required": true
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.CACertificate"
+                        },
+                        "headers": {
+                            "ETag": {
+                                "type": "string",
+                                "description": "the bundle's version"
+                            }
+                        }
+                    },
+                    "304": {
+                        "description": "Not Modified"
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "404": {
+                        "description": "Not Found",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            },
+            "put": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "caCertificates"
+                ],
+                "summary": "Create or replace a CA certificate bundle",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "bundle name",
+                        "name": "name",
+                        "in": "path",
+                        "required": true
+                    },
+                    {
+                        "description": "the bundle; its name may be omitted",
+                        "name": "caCertificate",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.CACertificate"
+                        }
+                    },
+                    {
+                        "type": "string",
+                        "description": "the version (ETag) this write replaces",
+                        "name": "If-Match",
+                        "in": "header"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "validate and return the diff, store nothing",
+                        "name": "dryRun",
+                        "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "message",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "X-Change-Reason",
+                        "in": "header"
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.WriteResult"
+                        }
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "409": {
+                        "description": "Conflict",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "412": {
+                        "description": "Precondition Failed",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "413": {
+                        "description": "Request Entity Too Large",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "415": {
+                        "description": "Unsupported Media Type",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            },
+            "delete": {
+                "security": [
+                    {
+                        "BearerAuth": []
+                    }
+                ],
+                "description": "Fails with 409 while a backend or server uses it.",
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "caCertificates"
+                ],
+                "summary": "Delete a CA certificate bundle",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "bundle name",
+                        "name": "name",
+                        "in": "path",
+                        "required": true
+                    },
+                    {
+                        "type": "string",
+                        "description": "the version (ETag) this delete expects",
+                        "name": "If-Match",
+                        "in": "header"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "validate and return the diff, store nothing",
+                        "name": "dryRun",
+                        "in": "query"
+                    },
+                    {
+                        "type": "boolean",
+                        "description": "false: the applier never rolls the revision back automatically",
+                        "name": "autoRollback",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "off: the applier never rolls the revision back automatically",
+                        "name": "X-Auto-Rollback",
+                        "in": "header"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "message",
+                        "in": "query"
+                    },
+                    {
+                        "type": "string",
+                        "description": "reason for the change",
+                        "name": "X-Change-Reason",
+                        "in": "header"
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.WriteResult"
+                        }
+                    },
+                    "401": {
+                        "description": "Unauthorized",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "403": {
+                        "description": "Forbidden",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "404": {
+                        "description": "Not Found",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "409": {
+                        "description": "Conflict",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    },
+                    "412": {
+                        "description": "Precondition Failed",
+                        "schema": {
+                            "$ref": "#/definitions/server.ErrorResponse"
+                        }
+                    }
+                }
+            }
+        },
         "/api/v1/certificates": {
             "get": {
                 "security": [
@@ -3389,6 +3809,32 @@ const docTemplate = `{
         }
     },
     "definitions": {
+        "api.AccessPolicy": {
+            "type": "object",
+            "properties": {
+                "allow": {
+                    "description": "Allow lists the CIDRs (or single addresses) that may pass; empty lets every\naddress not denied pass.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "10.0.0.0/8",
+                        "2001:db8::/32"
+                    ]
+                },
+                "deny": {
+                    "description": "Deny lists the CIDRs (or single addresses) refused; it is checked before Allow.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "10.0.0.66"
+                    ]
+                }
+            }
+        },
         "api.Affinity": {
             "type": "object",
             "properties": {
@@ -3549,6 +3995,17 @@ const docTemplate = `{
                     "type": "string",
                     "example": "shop-api"
                 },
+                "protocol": {
+                    "description": "Protocol is what the endpoints speak (policies, issue 11): http if empty. Unlike the\nrest of a backend, a change of protocol or upstreamTLS reloads nginx.",
+                    "type": "string",
+                    "enum": [
+                        "http",
+                        "https",
+                        "grpc",
+                        "grpcs"
+                    ],
+                    "example": "https"
+                },
                 "retries": {
                     "description": "Retries is how many other peers a failed request may try (0: none).",
                     "type": "integer",
@@ -3560,6 +4017,14 @@ const docTemplate = `{
                 },
                 "timeouts": {
                     "$ref": "#/definitions/api.Timeouts"
+                },
+                "upstreamTLS": {
+                    "description": "UpstreamTLS is how the proxy speaks TLS to https and grpcs endpoints.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.UpstreamTLS"
+                        }
+                    ]
                 },
                 "version": {
                     "description": "Version is the revision that last changed this backend; it is its ETag.",
@@ -3594,6 +4059,100 @@ const docTemplate = `{
                     "description": "Realm is shown by browsers in the login prompt; \"Authentication Required\" if empty.",
                     "type": "string",
                     "example": "shop admin"
+                }
+            }
+        },
+        "api.CACertificate": {
+            "type": "object",
+            "properties": {
+                "cert": {
+                    "description": "Cert is one or more PEM CERTIFICATE blocks, each a CA certificate.",
+                    "type": "string"
+                },
+                "fingerprint": {
+                    "description": "Fingerprint is the SHA-256 of Cert; the file nginx reads is named by it.",
+                    "type": "string",
+                    "readOnly": true
+                },
+                "name": {
+                    "type": "string",
+                    "example": "internal-ca"
+                },
+                "notAfter": {
+                    "description": "NotAfter is the earliest expiry among the bundle's certificates.",
+                    "type": "string",
+                    "readOnly": true
+                },
+                "source": {
+                    "$ref": "#/definitions/api.Source"
+                },
+                "subjects": {
+                    "description": "Subjects are the subjects of the bundle's certificates, in its order.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "readOnly": true
+                },
+                "version": {
+                    "type": "integer",
+                    "readOnly": true
+                }
+            }
+        },
+        "api.CORS": {
+            "type": "object",
+            "properties": {
+                "allowCredentials": {
+                    "description": "AllowCredentials defaults to true, as in ingress-nginx.",
+                    "type": "boolean"
+                },
+                "allowHeaders": {
+                    "description": "AllowHeaders default to ingress-nginx's list (DNT, Keep-Alive, User-Agent, ...).",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "Content-Type",
+                        "Authorization"
+                    ]
+                },
+                "allowMethods": {
+                    "description": "AllowMethods default to GET, PUT, POST, DELETE, PATCH, OPTIONS.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "GET",
+                        "POST"
+                    ]
+                },
+                "allowOrigins": {
+                    "description": "AllowOrigins are \"*\" (any origin) or origins: scheme://host[:port], where the host\nmay start with \"*.\" for any one subdomain label, as in https://*.example.com.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "https://app.example.com",
+                        "https://*.example.com"
+                    ]
+                },
+                "exposeHeaders": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "X-Request-Id"
+                    ]
+                },
+                "maxAge": {
+                    "description": "MaxAge is how long, in seconds, a browser may cache a preflight; 1728000 if 0.",
+                    "type": "integer",
+                    "example": 86400
                 }
             }
         },
@@ -3700,6 +4259,43 @@ const docTemplate = `{
                 }
             }
         },
+        "api.ClientTLS": {
+            "type": "object",
+            "properties": {
+                "caCertificate": {
+                    "description": "CACertificate names the caCertificate that client certificates must chain to.",
+                    "type": "string",
+                    "example": "shop-clients"
+                },
+                "depth": {
+                    "description": "Depth is how many intermediate CA certificates may lie between the client's\ncertificate and the CA (OpenSSL's verify depth, nginx's ssl_verify_depth): 1, the\ndefault, admits a certificate the CA signed and one signed by one intermediate.",
+                    "type": "integer",
+                    "maximum": 10,
+                    "minimum": 1,
+                    "example": 1
+                },
+                "errorPage": {
+                    "description": "ErrorPage, when set, redirects (302) a request whose certificate is missing or\nfails verification to this URL, instead of answering 400.",
+                    "type": "string",
+                    "example": "https://login.example.com/certificate-needed"
+                },
+                "passCertificateToUpstream": {
+                    "description": "PassCertificateToUpstream sends the client's certificate, PEM and URL-escaped, in\nthe ssl-client-cert header; ssl-client-verify, ssl-client-subject-dn and\nssl-client-issuer-dn are always sent.",
+                    "type": "boolean"
+                },
+                "verify": {
+                    "description": "Verify is on (the default), optional, optional_no_ca or off.",
+                    "type": "string",
+                    "enum": [
+                        "on",
+                        "optional",
+                        "optional_no_ca",
+                        "off"
+                    ],
+                    "example": "on"
+                }
+            }
+        },
         "api.Config": {
             "type": "object",
             "properties": {
@@ -3707,6 +4303,13 @@ const docTemplate = `{
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/api.Backend"
+                    }
+                },
+                "caCertificates": {
+                    "description": "CACertificates are the CA bundles upstream certificates are verified against.",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.CACertificate"
                     }
                 },
                 "certificates": {
@@ -3812,6 +4415,56 @@ const docTemplate = `{
                 }
             }
         },
+        "api.ErrorsOrigin": {
+            "type": "object",
+            "properties": {
+                "ingress": {
+                    "type": "string",
+                    "example": "shop"
+                },
+                "namespace": {
+                    "type": "string",
+                    "example": "shop"
+                },
+                "service": {
+                    "type": "string",
+                    "example": "shop-api"
+                },
+                "servicePort": {
+                    "type": "string",
+                    "example": "80"
+                }
+            }
+        },
+        "api.ErrorsPolicy": {
+            "type": "object",
+            "properties": {
+                "backend": {
+                    "description": "Backend names the backend that answers them.",
+                    "type": "string",
+                    "example": "error-pages"
+                },
+                "codes": {
+                    "description": "Codes are the HTTP statuses intercepted, 400-599.",
+                    "type": "array",
+                    "items": {
+                        "type": "integer"
+                    },
+                    "example": [
+                        404,
+                        503
+                    ]
+                },
+                "origin": {
+                    "description": "Origin, when set, is passed as X-Namespace, X-Ingress-Name, X-Service-Name and\nX-Service-Port; the reconciler sets it from the Ingress.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.ErrorsOrigin"
+                        }
+                    ]
+                }
+            }
+        },
         "api.ExternalAuth": {
             "type": "object",
             "properties": {
@@ -3864,6 +4517,13 @@ const docTemplate = `{
                         "$ref": "#/definitions/api.Backend"
                     }
                 },
+                "caCertificates": {
+                    "description": "CACertificates travel like certificates too (policies, issue 11).",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.CACertificate"
+                    }
+                },
                 "certificates": {
                     "type": "array",
                     "items": {
@@ -3871,6 +4531,12 @@ const docTemplate = `{
                     }
                 },
                 "deletedBackends": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "deletedCaCertificates": {
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -4152,6 +4818,14 @@ const docTemplate = `{
         "api.Location": {
             "type": "object",
             "properties": {
+                "access": {
+                    "description": "Access (policies, issue 11): allow and deny lists of client addresses; see\npolicy_access.go.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.AccessPolicy"
+                        }
+                    ]
+                },
                 "auth": {
                     "description": "Auth (policies, issue 11): basic and external auth; see policy_auth.go.",
                     "allOf": [
@@ -4161,8 +4835,32 @@ const docTemplate = `{
                     ]
                 },
                 "backend": {
+                    "description": "Backend is required unless the location redirects.",
                     "type": "string",
                     "example": "shop-api"
+                },
+                "cors": {
+                    "description": "CORS and Redirect (policies, issue 11): see policy_cors.go and policy_redirect.go.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.CORS"
+                        }
+                    ]
+                },
+                "errors": {
+                    "$ref": "#/definitions/api.ErrorsPolicy"
+                },
+                "forwardedPrefix": {
+                    "type": "string",
+                    "example": "/shop"
+                },
+                "limits": {
+                    "description": "Limits (policies, issue 11): rate, connection and bandwidth limits per client\naddress; see policy_limits.go.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.LocationLimits"
+                        }
+                    ]
                 },
                 "match": {
                     "type": "string",
@@ -4177,6 +4875,20 @@ const docTemplate = `{
                     "type": "string",
                     "example": "/api"
                 },
+                "proxy": {
+                    "description": "Proxy, Retry and Errors (policies, issue 11): bodies and buffering, retries on\nanother endpoint, and error answers from another backend; see policy_proxy.go.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.ProxyPolicy"
+                        }
+                    ]
+                },
+                "redirect": {
+                    "$ref": "#/definitions/api.Redirect"
+                },
+                "retry": {
+                    "$ref": "#/definitions/api.RetryPolicy"
+                },
                 "rewrite": {
                     "description": "Rewrite replaces the matched path prefix before proxying (e.g. \"/\" strips it).",
                     "type": "string",
@@ -4190,6 +4902,11 @@ const docTemplate = `{
                 },
                 "timeouts": {
                     "$ref": "#/definitions/api.Timeouts"
+                },
+                "upstreamHost": {
+                    "description": "UpstreamHost is the Host header sent upstream instead of the request's (policies,\nissue 11); forwardedPrefix is sent as X-Forwarded-Prefix. See policy_upstream.go.",
+                    "type": "string",
+                    "example": "api.internal"
                 }
             }
         },
@@ -4201,6 +4918,116 @@ const docTemplate = `{
                 },
                 "external": {
                     "$ref": "#/definitions/api.ExternalAuth"
+                }
+            }
+        },
+        "api.LocationLimits": {
+            "type": "object",
+            "properties": {
+                "burstMultiplier": {
+                    "description": "BurstMultiplier sets each rate's burst to rate×multiplier; 0 means 5.",
+                    "type": "integer",
+                    "maximum": 1000,
+                    "minimum": 0,
+                    "example": 5
+                },
+                "connections": {
+                    "description": "Connections is the concurrent requests per client address; 0 for no limit.",
+                    "type": "integer",
+                    "maximum": 1000000,
+                    "minimum": 0,
+                    "example": 20
+                },
+                "exempt": {
+                    "description": "Exempt lists CIDRs (or addresses) no rate or connection limit applies to.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "10.0.0.0/8"
+                    ]
+                },
+                "rate": {
+                    "description": "Rate bounds the answer's bandwidth to each request, bytes a second in nginx size\nnotation (\"100k\"); Rate and RateAfter reload when they change.",
+                    "type": "string",
+                    "example": "100k"
+                },
+                "rateAfter": {
+                    "description": "RateAfter is how much of the answer goes at full speed before Rate applies.",
+                    "type": "string",
+                    "example": "1m"
+                },
+                "rpm": {
+                    "description": "RPM is requests per minute per client address; 0 for no such limit.",
+                    "type": "integer",
+                    "maximum": 1000000,
+                    "minimum": 0,
+                    "example": 300
+                },
+                "rps": {
+                    "description": "RPS is requests per second per client address; 0 for no such limit.",
+                    "type": "integer",
+                    "maximum": 1000000,
+                    "minimum": 0,
+                    "example": 10
+                },
+                "status": {
+                    "description": "Status answers a request past a limit: 429 if 0 (a REST default; Ingresses get 503\nas in ingress-nginx). Any 4xx or 5xx.",
+                    "type": "integer",
+                    "maximum": 599,
+                    "minimum": 0,
+                    "example": 429
+                }
+            }
+        },
+        "api.ProxyPolicy": {
+            "type": "object",
+            "properties": {
+                "bodySize": {
+                    "description": "BodySize is the largest request body accepted (client_max_body_size); a larger one is\nanswered 413. \"0\" means no limit.",
+                    "type": "string",
+                    "example": "10m"
+                },
+                "bufferSize": {
+                    "description": "BufferSize is the buffer for the first part of the answer, its headers.",
+                    "type": "string",
+                    "example": "8k"
+                },
+                "buffering": {
+                    "description": "Buffering turns buffering of the upstream's answer on or off (proxy_buffering).",
+                    "type": "string",
+                    "enum": [
+                        "on",
+                        "off"
+                    ],
+                    "example": "off"
+                },
+                "buffersNumber": {
+                    "description": "BuffersNumber is the number of BufferSize buffers for the answer's body (1-1024).",
+                    "type": "integer",
+                    "maximum": 1024,
+                    "minimum": 0,
+                    "example": 4
+                },
+                "clientBodyBufferSize": {
+                    "description": "ClientBodyBufferSize is how much of a request body is kept in memory before it is\nwritten to a temporary file.",
+                    "type": "string",
+                    "example": "16k"
+                },
+                "maxTempFileSize": {
+                    "description": "MaxTempFileSize bounds the temporary file an answer is buffered to; \"0\" buffers in\nmemory only.",
+                    "type": "string",
+                    "example": "1024m"
+                },
+                "requestBuffering": {
+                    "description": "RequestBuffering turns buffering of the request body on or off: off streams it to\nthe upstream as it arrives (and a request then cannot be retried on another peer).",
+                    "type": "string",
+                    "enum": [
+                        "on",
+                        "off"
+                    ],
+                    "example": "on"
                 }
             }
         },
@@ -4226,6 +5053,28 @@ const docTemplate = `{
                 "revisions": {
                     "description": "Revisions is how many revisions became unreadable; RevisionRows how many of their\nrows went (some stay, marked pruned, because kept rows still point at them).",
                     "type": "integer"
+                }
+            }
+        },
+        "api.Redirect": {
+            "type": "object",
+            "properties": {
+                "code": {
+                    "description": "Code is 301, 302, 303, 307 or 308; 302 if 0.",
+                    "type": "integer",
+                    "enum": [
+                        301,
+                        302,
+                        303,
+                        307,
+                        308
+                    ],
+                    "example": 301
+                },
+                "url": {
+                    "description": "URL is http(s)://host[:port][/path][?query], or a path on the same host (sent as\n\u003cscheme\u003e://\u003cHost header\u003e\u003cpath\u003e).",
+                    "type": "string",
+                    "example": "https://shop.example.com/new"
                 }
             }
         },
@@ -4291,6 +5140,35 @@ const docTemplate = `{
                 }
             }
         },
+        "api.RetryPolicy": {
+            "type": "object",
+            "properties": {
+                "nextUpstream": {
+                    "description": "NextUpstream are the conditions that move a request on: error, timeout,\ninvalid_header, http_500, http_502, http_503, http_504, http_403, http_404,\nhttp_429 and non_idempotent, or \"off\" alone. \"error timeout\" if empty.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "error",
+                        "timeout",
+                        "http_503"
+                    ]
+                },
+                "timeout": {
+                    "description": "Timeout bounds the time spent moving on; empty or \"0s\" means no bound.",
+                    "type": "string",
+                    "example": "10s"
+                },
+                "tries": {
+                    "description": "Tries is the number of endpoints a request may try, the first included (1 means no\nretry); 0 keeps the backend's retries.",
+                    "type": "integer",
+                    "maximum": 11,
+                    "minimum": 0,
+                    "example": 3
+                }
+            }
+        },
         "api.Revision": {
             "type": "object",
             "properties": {
@@ -4346,6 +5224,22 @@ const docTemplate = `{
         "api.Server": {
             "type": "object",
             "properties": {
+                "appRoot": {
+                    "type": "string",
+                    "example": "/app"
+                },
+                "clientTLS": {
+                    "description": "ClientTLS (policies, issue 11) verifies client certificates; see policy_clienttls.go.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.ClientTLS"
+                        }
+                    ]
+                },
+                "forceSSLRedirect": {
+                    "description": "Redirects (policies, issue 11), see policy_redirect.go. ForceSSLRedirect sends\nplain-HTTP requests to HTTPS with a 308 even without a certificate of its own (TLS\nended before restyplane); AppRoot redirects a request for \"/\" there with a 302;\nWWWRedirect answers the www partner of each hostname (www.example.com for\nexample.com, and the reverse) with a 308 to the hostname, when no server names it.",
+                    "type": "boolean"
+                },
                 "hostnames": {
                     "type": "array",
                     "items": {
@@ -4376,6 +5270,9 @@ const docTemplate = `{
                     "description": "Version is the revision that last changed this server; it is its ETag.",
                     "type": "integer",
                     "readOnly": true
+                },
+                "wwwRedirect": {
+                    "type": "boolean"
                 }
             }
         },
@@ -4464,6 +5361,21 @@ const docTemplate = `{
                 "proxySendTimeout": {
                     "type": "string",
                     "example": "60s"
+                },
+                "realIPFrom": {
+                    "description": "RealIPFrom names the trusted proxies (CIDRs or addresses): only a request whose\nconnection comes from one of them has its client address taken from RealIPHeader,\nwhich access lists and limits then see. Empty: the connection's address, always.\nA change reloads (nginx's set_real_ip_from).",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "10.0.0.0/8"
+                    ]
+                },
+                "realIPHeader": {
+                    "description": "RealIPHeader is the header a trusted proxy puts the client address in,\nX-Forwarded-For if empty; its last address not itself trusted is taken.",
+                    "type": "string",
+                    "example": "X-Forwarded-For"
                 },
                 "rollbackErrorRatio": {
                     "description": "RollbackErrorRatio is the 5xx share of the affected servers' requests within\nRollbackWindow after an apply that makes the applier roll back; 0 disables it.",
@@ -4649,6 +5561,34 @@ const docTemplate = `{
                 }
             }
         },
+        "api.UpstreamTLS": {
+            "type": "object",
+            "properties": {
+                "caCertificate": {
+                    "description": "CACertificate names the caCertificate bundle the certificate must chain to; required\nwith Verify.",
+                    "type": "string",
+                    "example": "internal-ca"
+                },
+                "clientCertificate": {
+                    "description": "ClientCertificate names a certificate (with its key) presented to the endpoints.",
+                    "type": "string",
+                    "example": "proxy-client"
+                },
+                "serverName": {
+                    "description": "ServerName is the name the certificate must hold and the SNI sent; empty means the\nHost header sent upstream (the location's upstreamHost, or the request's host).",
+                    "type": "string",
+                    "example": "api.internal"
+                },
+                "sni": {
+                    "description": "SNI sends ServerName in the TLS handshake (nginx's proxy_ssl_server_name).",
+                    "type": "boolean"
+                },
+                "verify": {
+                    "description": "Verify checks the endpoint's certificate against CACertificate and ServerName; a\nfailed check answers 502. Off, any certificate is accepted, as in nginx.",
+                    "type": "boolean"
+                }
+            }
+        },
         "api.WriteResult": {
             "type": "object",
             "properties": {
@@ -4717,6 +5657,22 @@ const docTemplate = `{
                 }
             }
         },
+        "server.CACertificateList": {
+            "type": "object",
+            "properties": {
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.CACertificate"
+                    }
+                },
+                "revision": {
+                    "description": "Revision is the head revision the list was read at.",
+                    "type": "integer",
+                    "example": 42
+                }
+            }
+        },
         "server.CertificateList": {
             "type": "object",
             "properties": {
@@ -4740,6 +5696,13 @@ const docTemplate = `{
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/api.Backend"
+                    }
+                },
+                "caCertificates": {
+                    "description": "CACertificates: CA bundles for upstream verification (policies, issue 11).",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.CACertificate"
                     }
                 },
                 "certificates": {

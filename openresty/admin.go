@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/restyplane/restyplane/api"
@@ -143,6 +144,11 @@ func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) 
 		// may send it again on a new connection when a kept-alive one was closed.
 		req.Header.Set("Idempotency-Key", "push")
 		client = c.push
+	} else if isCounterRead(method, path) {
+		// Counters live in shared memory, the same for every worker of every generation,
+		// and an agent reads them for every report: a kept-alive connection spares nginx
+		// an accept and the agent a dial each time.
+		client = c.push
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -174,7 +180,13 @@ func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) 
 	return nil
 }
 
-// isPush reports whether a request is a push of backends or certificates.
+// isCounterRead reports whether a request reads the request counters (GET, so net/http
+// retries it on a new connection when a kept-alive one was closed).
+func isCounterRead(method, path string) bool {
+	return method == http.MethodGet && (path == "/counters" || strings.HasPrefix(path, "/backend-counters?"))
+}
+
+// isPush reports whether a request is a push of backends, certificates or policies.
 func isPush(method, path string) bool {
-	return method == http.MethodPost && (path == "/backends" || path == "/certificates")
+	return method == http.MethodPost && (path == "/backends" || path == "/certificates" || path == "/policies")
 }

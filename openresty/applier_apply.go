@@ -61,6 +61,12 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 			a.reject(ctx, head, p.mode, start, err)
 			return 0
 		}
+		if len(p.deletedAfter) > 0 && !p.resized {
+			// Policies the old workers enforced go now; one left behind only takes room.
+			if _, err := a.proxy.Push(ctx, head.Revision, Push{DeletedPolicies: p.deletedAfter}); err != nil {
+				a.log.Warn("delete policies after a reload", "err", err)
+			}
+		}
 		if p.resized {
 			var err error
 			if skipped, err = a.proxy.Push(ctx, head.Revision, p.push); err != nil {
@@ -189,6 +195,9 @@ func (a *Applier) withSkipped(push Push, head *api.State) Push {
 			if c := head.Certificates[s.Name]; c != nil && !slices.ContainsFunc(push.Certificates, func(x api.Certificate) bool { return x.Name == s.Name }) {
 				push.Certificates = append(push.Certificates, *c)
 			}
+		case api.KindServer:
+			// A location policy (issue 11) the policies dict could not hold: "<server>/<i>".
+			push.Policies = withSkippedPolicy(push.Policies, head, s.Name)
 		}
 	}
 	return push

@@ -24,6 +24,9 @@ type plan struct {
 	// after the reload. pushBefore is whether it is pushed before too: always but for a
 	// known resize, so that the new workers find what they route to in a zone they keep.
 	resized, pushBefore bool
+	// deletedAfter are policies a reload removes from the conf (issue 11): the workers
+	// it replaces still look them up, so they are deleted once the reload is done.
+	deletedAfter []string
 }
 
 // plan compares the head with what runs. The rendered nginx.conf decides between reload
@@ -39,7 +42,8 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	// Backends are pushed, never rendered: leaving them out of the config spares copying
 	// and sorting thousands of them at every apply, dynamic ones included.
 	rendered := *head
-	rendered.Backends = nil
+	// Only the protocol and upstream TLS of the backends that have one (issue 11).
+	rendered.Backends = renderedBackends(head.Backends)
 	cfg := rendered.Config(true)
 	// The conf depends only on the settings, the servers and the certificates' names. When
 	// none of those changed it is the running one, and rendering a config of thousands of
@@ -74,6 +78,9 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 		p.mode = api.ModeFull
 	case !p.push.Empty():
 		p.mode = api.ModeDynamic
+	}
+	if p.mode == api.ModeReload && !p.push.Full {
+		p.deletedAfter, p.push.DeletedPolicies = p.push.DeletedPolicies, nil
 	}
 	p.pushBefore = !p.push.Empty() && (!p.resized || !known)
 	// nginx -t checks the key of every certificate a server names, and says so in its own
@@ -140,7 +147,7 @@ func sameStructure(a, b *api.State) bool {
 		}
 	}
 	// Policies (issue 11): the conf names htpasswd files by their content.
-	return sameHtpasswds(a, b)
+	return sameHtpasswds(a, b) && sameCACertificates(a, b) && sameUpstreams(a, b)
 }
 
 // named reports whether a server presents the certificate.
@@ -170,6 +177,8 @@ func dynamicChanges(running, head *api.State, full bool) Push {
 	for _, name := range changedNames(runCerts, head.Certificates, func(c *api.Certificate) int64 { return c.Version }, full) {
 		p.Certificates = append(p.Certificates, *head.Certificates[name])
 	}
+	// Policies (issue 11): access lists and limits go with their servers' versions.
+	p.Policies, p.DeletedPolicies = policyChanges(running, head, full)
 	if full {
 		return p
 	}

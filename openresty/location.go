@@ -30,6 +30,12 @@ type serverView struct {
 	CatchAll bool
 	// AuthLocations are the internal locations of the block's external auths (issue 11).
 	AuthLocations []*extAuthView
+	// ErrorLocations are the named locations of the block's error pages (issue 11).
+	ErrorLocations []errorPage
+	// ClientTLS is the block's client certificate verification (issue 11), nil without.
+	ClientTLS *clientTLSView
+	// AppRoot is where a request for "/" is redirected (issue 11), "" for none.
+	AppRoot string
 }
 
 // locationView is one nginx location block.
@@ -51,8 +57,25 @@ type locationView struct {
 	TimeoutFlags   string
 	Headers        []api.Header
 	DefaultHeaders []defaultHeader
+	// ClientHeaders are the ssl-client-* headers of the block's client verification.
+	ClientHeaders []defaultHeader
 	// Auth is the location's auth policy (issue 11), nil without one.
 	Auth *authView
+	// Proxy is the location's body, retry and errors policy (issue 11), nil without one.
+	Proxy *proxyView
+	// Up is how the backend is spoken to (issue 11); Mod is "proxy" or "grpc", the
+	// module whose directives the block uses, and Pass the URL of its *_pass.
+	Up        upstreamView
+	Mod, Pass string
+	// Policy names the location's access lists and limits (issue 11), which the access
+	// phase looks up in shared memory; empty without them.
+	Policy string
+	// LimitRate and LimitRateAfter are the answer's bandwidth limit (issue 11).
+	LimitRate, LimitRateAfter string
+	// CORS is the JSON of the location's CORS policy for restyplane.cors, "" without one;
+	// Redirect makes the location answer with a redirect instead of proxying (issue 11).
+	CORS     string
+	Redirect *redirectView
 }
 
 // rewriteView is a prefix location's rewrite as two rewrite directives: RestRe captures
@@ -83,7 +106,7 @@ var defaultHeaders = []defaultHeader{
 // their order, the prefix locations as regexes from the longest prefix down (neighbours
 // that differ only in their backend sharing a block), and last the root "/", which stays
 // a plain prefix that any regex overrides.
-func newServerView(servers []*api.Server, hostnames []string) (serverView, error) {
+func newServerView(servers []*api.Server, hostnames []string, ups map[string]upstreamView) (serverView, error) {
 	sv := serverView{Name: servers[0].Name, Hostnames: hostnames, CatchAll: true}
 	for _, s := range servers {
 		if s.TLS != nil && sv.TLS == "" {
@@ -91,12 +114,39 @@ func newServerView(servers []*api.Server, hostnames []string) (serverView, error
 			sv.CertFile, sv.KeyFile = certPaths(s.TLS.Certificate)
 		}
 	}
+	ct, err := newClientTLSView(servers, hostnames)
+	if err != nil {
+		return serverView{}, err
+	}
+	if ct != nil {
+		sv.ClientTLS = ct
+		sv.Redirect = sv.Redirect || ct.Redirect
+	}
+	// Redirects (issue 11): forceSSLRedirect redirects with or without a certificate of
+	// the block's own; the first server (by name) with an appRoot sets it.
+	for _, s := range servers {
+		sv.Redirect = sv.Redirect || s.ForceSSLRedirect
+		if sv.AppRoot == "" {
+			sv.AppRoot = s.AppRoot
+		}
+	}
 	var exact, regex, root []locationView
 	var prefixes []prefixView
 	for _, s := range servers {
-		for _, l := range s.Locations {
+		for i, l := range s.Locations {
 			base := locationView{Server: s.Name, Backend: l.Backend, Headers: l.SetHeaders,
-				DefaultHeaders: headersWithout(l.SetHeaders), Auth: newAuthView(l.Auth)}
+				DefaultHeaders: headersWithout(l.SetHeaders), Auth: newAuthView(l.Auth),
+				CORS: newCORSConf(l.CORS), Redirect: newRedirectView(l.Redirect), Proxy: newProxyView(l)}
+			withUpstream(&base, &l, ups[l.Backend])
+			if ct != nil {
+				base.ClientHeaders = ct.Headers
+			}
+			if hasPolicy(&l) {
+				base.Policy = policyName(s.Name, i)
+			}
+			if l.Limits != nil {
+				base.LimitRate, base.LimitRateAfter = l.Limits.Rate, l.Limits.RateAfter
+			}
 			if t := l.Timeouts; t != nil {
 				base.Connect, base.Send, base.Read = t.Connect, t.Send, t.Read
 				base.TimeoutFlags = timeoutFlags(t)
@@ -108,6 +158,7 @@ func newServerView(servers []*api.Server, hostnames []string) (serverView, error
 				regex = append(regex, with(base, "~", l.Path))
 			case trimmed == "":
 				base.URI = withSlash(l.Rewrite)
+				rootURI(&base)
 				root = append(root, with(base, "", "/"))
 				sv.CatchAll = false
 			default:

@@ -13,6 +13,12 @@ func (in *Instance) Render(cfg api.Config, generation string) ([]byte, error) {
 	if err := in.l.writeHtpasswds(cfg.Htpasswds, o.User); err != nil {
 		return nil, err
 	}
+	if err := in.l.writeCACertificates(cfg.CACertificates); err != nil {
+		return nil, err
+	}
+	if err := in.l.writeClientCerts(cfg); err != nil {
+		return nil, err
+	}
 	return Render(cfg, o)
 }
 
@@ -23,6 +29,12 @@ func (in *Instance) RenderSized(cfg api.Config, dicts DictSizes, generation stri
 	o.Dicts = dicts
 	// The htpasswd files a conf names exist before any conf names them (issue 11).
 	if err := in.l.writeHtpasswds(cfg.Htpasswds, o.User); err != nil {
+		return nil, err
+	}
+	if err := in.l.writeCACertificates(cfg.CACertificates); err != nil {
+		return nil, err
+	}
+	if err := in.l.writeClientCerts(cfg); err != nil {
 		return nil, err
 	}
 	return Render(cfg, o)
@@ -42,6 +54,15 @@ func (in *Instance) Push(ctx context.Context, version int64, p Push) ([]api.Skip
 	}
 	if p.Full || len(p.Backends)+len(p.DeletedBackends) > 0 {
 		s, err := in.admin.PushBackends(ctx, version, p.Backends, p.DeletedBackends, p.Full)
+		if err != nil {
+			return nil, err
+		}
+		skipped = append(skipped, s...)
+	}
+	// Policies last: a location that gains one reloads after this push (see apply), and
+	// one whose lists change routes the same backends meanwhile.
+	if p.Full || len(p.Policies)+len(p.DeletedPolicies) > 0 {
+		s, err := in.admin.PushPolicies(ctx, version, p.Policies, p.DeletedPolicies, p.Full)
 		if err != nil {
 			return nil, err
 		}

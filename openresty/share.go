@@ -42,10 +42,18 @@ func shareBlocks(prefixes []prefixView) []locationView {
 // shareable reports whether two prefix locations would render the same block but for
 // their regex and backend. A rewrite names its own prefix, so it keeps its block.
 func shareable(a, b locationView) bool {
-	// An auth policy keeps its block too: its auth_request and headers are per location.
-	return a.Rewrite == nil && b.Rewrite == nil && a.Auth == nil && b.Auth == nil && a.Server == b.Server && a.URI == b.URI &&
+	// An auth policy keeps its block too: its auth_request and headers are per location;
+	// and so do access lists and limits, which the block names; so do CORS and a redirect,
+	// which answer in the block itself, and proxy, retry and errors policies, whose
+	// directives are per block.
+	if a.Proxy != nil || b.Proxy != nil {
+		return false
+	}
+	return a.Rewrite == nil && b.Rewrite == nil && a.Auth == nil && b.Auth == nil &&
+		a.Policy == "" && b.Policy == "" && a.LimitRate == "" && b.LimitRate == "" && a.Server == b.Server && a.URI == b.URI &&
+		a.CORS == "" && b.CORS == "" && a.Redirect == nil && b.Redirect == nil &&
 		a.Connect == b.Connect && a.Send == b.Send && a.Read == b.Read && a.TimeoutFlags == b.TimeoutFlags &&
-		slices.Equal(a.Headers, b.Headers)
+		slices.Equal(a.Headers, b.Headers) && a.Up == b.Up && a.Pass == b.Pass
 }
 
 // shared is the one block for a run of shareable prefix locations.

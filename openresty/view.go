@@ -12,15 +12,27 @@ import (
 // the template quotes it at the point of use.
 type confView struct {
 	RenderOptions
-	Paths       confPaths
-	S           api.Settings
-	Workers     string
-	TLS         bool
-	TLSPort     int
-	HashBucket  int
-	Servers     []serverView
+	Paths      confPaths
+	S          api.Settings
+	Workers    string
+	TLS        bool
+	TLSPort    int
+	HashBucket int
+	Servers    []serverView
+	// WWW are the www redirect blocks (issue 11).
+	WWW         []wwwView
 	LuaPathFull string
 	Upstream    string
+	// Upstreams are the upstream blocks the locations pass to, one per protocol used.
+	Upstreams []string
+	// RealIP is the trusted proxies and their header (issue 11), nil without them.
+	RealIP *realIPView
+}
+
+// realIPView is the realip module's directives: From are CIDRs of api's grammar.
+type realIPView struct {
+	Header string
+	From   []string
 }
 
 // newConfView settles every decision the template would otherwise have to make.
@@ -46,6 +58,12 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 		v.LuaPathFull += opts.LuaPath + ";"
 	}
 	v.LuaPathFull += ";" // ";;" keeps the binary's default path
+	if len(s.RealIPFrom) > 0 {
+		v.RealIP = &realIPView{Header: s.RealIPHeader, From: s.RealIPFrom}
+		if v.RealIP.Header == "" {
+			v.RealIP.Header = "X-Forwarded-For"
+		}
+	}
 	certs := map[string]bool{}
 	for _, c := range cfg.Certificates {
 		certs[c.Name] = true
@@ -72,17 +90,41 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Policies (issue 11): how each backend that is not plain HTTP is spoken to.
+	ups, err := upstreamsOf(l, cfg)
+	if err != nil {
+		return nil, err
+	}
+	blocks := map[string]bool{upstreamName: true}
+	// Policies (issue 11): the CA files of client certificate verification.
+	cas, err := caFiles(l, cfg.CACertificates)
+	if err != nil {
+		return nil, err
+	}
+	caFile := func(name string) (string, bool) { f, ok := cas[name]; return f, ok }
 	for _, g := range groupByHostnames(servers) {
-		sv, err := newServerView(g.servers, g.hostnames)
+		sv, err := newServerView(g.servers, g.hostnames, ups)
 		if err != nil {
 			return nil, err
 		}
 		if err := resolveAuth(&sv, files, len(v.Servers)); err != nil {
 			return nil, fmt.Errorf("server %q: %w", sv.Name, err)
 		}
+		resolveErrors(&sv, ups) // policies (issue 11)
+		if err := resolveClientTLS(&sv, caFile); err != nil {
+			return nil, fmt.Errorf("server %q: %w", sv.Name, err)
+		}
 		v.TLS = v.TLS || sv.TLS != ""
 		v.Servers = append(v.Servers, sv)
+		for _, l := range sv.Locations {
+			blocks[l.Up.Block] = true
+		}
+		for _, e := range sv.ErrorLocations { // policies (issue 11)
+			blocks[e.Up.Up.Block] = true
+		}
 	}
+	v.Upstreams = sortedBlocks(blocks)
+	v.WWW = wwwRedirects(servers)
 	return v, nil
 }
 

@@ -42,6 +42,17 @@ type annotations struct {
 	// the Ingress's locations get, its htpasswd named once planAuth read the Secret.
 	authAnn authAnnotations
 	auth    *api.LocationAuth
+	// clientTLS is what auth-tls-* ask of the Ingress's hosts, its CA not yet named.
+	clientTLS *api.ClientTLS
+	// up is what the upstream annotations ask for (issue 11), see upstream.go.
+	up upstreamAnnotations
+	// access and limits are the access lists and limits per client address (issue 11).
+	access *api.AccessPolicy
+	limits *api.LocationLimits
+	// http is what the CORS, redirect and upstream HTTP annotations ask (issue 11).
+	http httpAnnotations
+	// pol is what the body, retry, errors and matching annotations say (issue 11).
+	pol proxyAnnotations
 }
 
 // parseAnnotations reads the annotations under both prefixes, as annotationTable classes
@@ -125,6 +136,28 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 		return a, err
 	}
 	a.auth = a.authAnn.auth
+	if a.clientTLS, err = parseClientTLS(get); err != nil { // client certificates
+		return a, err
+	}
+	// Policies (issue 11): access lists and limits.
+	if a.access, err = parseAccess(get); err != nil {
+		return a, err
+	}
+	if a.limits, err = parseLimits(get, &a.ignored); err != nil {
+		return a, err
+	}
+	// Policies (issue 11): CORS, redirects, upstream HTTP.
+	if a.http, err = parseHTTPPolicies(get); err != nil {
+		return a, err
+	}
+	a.ignored = append(a.ignored, a.http.ignored...)
+	// Policies (issue 11): bodies, buffering, retries, error pages and matching.
+	if a.pol, err = parseProxyAnnotations(get); err != nil {
+		return a, err
+	}
+	if a.up, err = parseUpstream(get); err != nil {
+		return a, err
+	}
 	return a, nil
 }
 

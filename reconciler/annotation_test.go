@@ -19,8 +19,8 @@ func TestParseAnnotations(t *testing.T) {
 		wantErr string
 	}{
 		{name: "none", in: nil, want: annotations{sslRedirect: true}},
-		{name: "unrelated annotations are ignored, and unimplemented ones listed", in: map[string]string{"a/b": "c", ng + "proxy-body-size": "8m"},
-			want: annotations{sslRedirect: true, ignored: []string{ng + "proxy-body-size: not implemented per Ingress; restyplane's settings apply"}}},
+		{name: "unrelated annotations are ignored, and unimplemented ones listed", in: map[string]string{"a/b": "c", ng + "enable-influxdb": "true"},
+			want: annotations{sslRedirect: true, ignored: []string{ng + "enable-influxdb: " + whyInflux}}},
 		{name: "ewma", in: map[string]string{ng + "load-balance": "ewma"}, want: annotations{loadBalance: api.EWMA, sslRedirect: true}},
 		{name: "hash wins over load-balance", in: map[string]string{ng + "load-balance": "ewma", ng + "upstream-hash-by": "$request_uri"},
 			want: annotations{loadBalance: api.CHash, hashBy: "$request_uri", sslRedirect: true}},
@@ -60,7 +60,7 @@ func TestParseAnnotations(t *testing.T) {
 			if err != nil {
 				t.Fatalf("error = %v", err)
 			}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(annotations{}, authAnnotations{})); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(annotations{}, authAnnotations{}, httpAnnotations{}, proxyAnnotations{}, upstreamAnnotations{})); diff != "" {
 				t.Fatalf("annotations (-want +got):\n%s", diff)
 			}
 		})

@@ -16,24 +16,33 @@ func TestClassify(t *testing.T) {
 		want        string
 	}{
 		{"load-balance", "ewma", false, api.VerdictHonoured},
-		{"auth-url", "http://auth/verify", false, api.VerdictHonoured}, // policies (issue 11)
-		{"auth-type", "basic", false, api.VerdictHonoured},             // policies (issue 11)
-		{"whitelist-source-range", "10.0.0.0/8", false, api.VerdictRefused},
-		{"denylist-source-range", "10.0.0.0/8", false, api.VerdictRefused},
-		{"auth-tls-verify-client", "on", false, api.VerdictRefused},
-		{"backend-protocol", "HTTPS", false, api.VerdictRefused},
-		{"backend-protocol", "GRPC", false, api.VerdictRefused},
+		{"auth-url", "http://auth/verify", false, api.VerdictHonoured},       // policies (issue 11)
+		{"auth-type", "basic", false, api.VerdictHonoured},                   // policies (issue 11)
+		{"whitelist-source-range", "10.0.0.0/8", false, api.VerdictHonoured}, // policies (issue 11)
+		{"denylist-source-range", "10.0.0.0/8", false, api.VerdictHonoured},  // policies (issue 11)
+		{"auth-tls-verify-client", "on", false, api.VerdictHonoured},         // policies (issue 11)
+		{"auth-tls-match-cn", "CN=alice", false, api.VerdictRefused},
+		{"backend-protocol", "HTTPS", false, api.VerdictHonoured}, // policies (issue 11)
+		{"backend-protocol", "GRPC", false, api.VerdictHonoured},
+		{"backend-protocol", "AJP", false, api.VerdictRefused},
+		{"backend-protocol", "fcgi", false, api.VerdictRefused},
 		{"backend-protocol", "http", false, api.VerdictHonoured},
-		{"limit-rps", "5", false, api.VerdictRefused},
-		{"proxy-ssl-verify", "on", false, api.VerdictRefused},
+		{"limit-rps", "5", false, api.VerdictHonoured}, // policies (issue 11)
+		{"global-rate-limit", "5", false, api.VerdictRefused},
+		{"proxy-ssl-verify", "on", false, api.VerdictHonoured},
+		{"proxy-ssl-verify-depth", "2", false, api.VerdictRefused},
 		{"satisfy", "any", false, api.VerdictRefused},
 		{"enable-modsecurity", "true", false, api.VerdictRefused},
 		{"enable-modsecurity", "false", false, api.VerdictIgnored},
-		{"force-ssl-redirect", "true", false, api.VerdictRefused},
+		{"force-ssl-redirect", "true", false, api.VerdictHonoured}, // policies (issue 11)
+		{"ssl-passthrough", "true", false, api.VerdictRefused},
 		{"configuration-snippet", "return 200;", false, api.VerdictRefused},
 		{"some-new-snippet", "x", false, api.VerdictRefused},
-		{"proxy-body-size", "50m", false, api.VerdictIgnored},
-		{"enable-cors", "true", false, api.VerdictIgnored},
+		{"proxy-body-size", "50m", false, api.VerdictHonoured}, // policies (issue 11)
+		{"server-alias", "www.example.com", false, api.VerdictHonoured},
+		{"enable-influxdb", "true", false, api.VerdictIgnored},
+		{"enable-cors", "true", false, api.VerdictHonoured},
+		{"preserve-trailing-slash", "true", false, api.VerdictIgnored},
 		// Unknown names: refused when they look like protection, else ignored; unknown
 		// restyplane.io names are refused (a typo).
 		{"auth-jwt-issuer", "x", false, api.VerdictRefused},

@@ -45,6 +45,11 @@ func reservedBy(head *api.State) reserved {
 			r.names[api.Ref{Kind: api.KindHtpasswd, Name: n}] = true
 		}
 	}
+	for n, c := range head.CACertificates { // policies (issue 11)
+		if c.Source.Kind != api.SourceKubernetes {
+			r.names[api.Ref{Kind: api.KindCACertificate, Name: n}] = true
+		}
+	}
 	for n, s := range head.Servers {
 		if s.Source.Kind == api.SourceKubernetes {
 			continue

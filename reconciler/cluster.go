@@ -26,6 +26,8 @@ const (
 	bySecret  = "secret"
 	// byAuthSecret indexes the Opaque Secrets of auth-secret (policies, issue 11).
 	byAuthSecret = "authsecret"
+	// byCASecret indexes the Secrets, TLS or Opaque, whose ca.crt an annotation names.
+	byCASecret = "casecret"
 )
 
 // cluster is the reconciler's view of the cluster: shared informers over the kinds it
@@ -65,7 +67,7 @@ func newCluster(client kubernetes.Interface, enqueue func()) (*cluster, error) {
 	svcInf := all.Core().V1().Services()
 	sliceInf := all.Discovery().V1().EndpointSlices()
 	secretInf := tls.Core().V1().Secrets()
-	if err := ingInf.Informer().AddIndexers(cache.Indexers{byService: ingressServices, bySecret: ingressSecrets, byAuthSecret: ingressAuthSecrets}); err != nil {
+	if err := ingInf.Informer().AddIndexers(cache.Indexers{byService: ingressServices, bySecret: ingressSecrets, byAuthSecret: ingressAuthSecrets, byCASecret: ingressCASecrets}); err != nil {
 		return nil, fmt.Errorf("index ingresses: %w", err)
 	}
 	if err := sliceInf.Informer().AddIndexers(cache.Indexers{byService: sliceService}); err != nil {
@@ -94,6 +96,9 @@ func newCluster(client kubernetes.Interface, enqueue func()) (*cluster, error) {
 		{sliceInf.Informer(), referenced(byService, sliceServiceKey), nil},
 		{secretInf.Informer(), referenced(bySecret, objectKey), nil},
 		{authInf.Informer(), referenced(byAuthSecret, objectKey), nil},
+		// A ca.crt may come in either type of Secret.
+		{secretInf.Informer(), referenced(byCASecret, objectKey), nil},
+		{authInf.Informer(), referenced(byCASecret, objectKey), nil},
 	}
 	for _, h := range handlers {
 		on, changed := h.on, h.changed
@@ -183,6 +188,20 @@ func (c *cluster) snapshotOf(ings []*networkingv1.Ingress, cache *translationCac
 				snap.Secrets[key] = s
 			}
 		}
+		// The Secrets whose ca.crt an annotation names, TLS or Opaque, of its namespace.
+		for _, key := range caSecretKeys(ing) {
+			ns, name, _ := strings.Cut(key, "/")
+			s, err := c.secrets.Secrets(ns).Get(name)
+			if apierrors.IsNotFound(err) {
+				s, err = c.authSecrets.Secrets(ns).Get(name)
+			}
+			if err != nil && !apierrors.IsNotFound(err) {
+				return nil, fmt.Errorf("get secret %s: %w", key, err)
+			}
+			if s != nil {
+				snap.Secrets[key] = s
+			}
+		}
 	}
 	return snap, nil
 }
@@ -237,7 +256,7 @@ func ingressServiceKeys(ing *networkingv1.Ingress) []string {
 			add(&r.HTTP.Paths[i].Backend)
 		}
 	}
-	return keys
+	return append(keys, errorServiceKeys(ing)...) // policies (issue 11)
 }
 
 func ingressServices(obj any) ([]string, error) {
@@ -267,6 +286,15 @@ func ingressAuthSecrets(obj any) ([]string, error) {
 		return nil, nil
 	}
 	return authSecretKeys(ing), nil
+}
+
+// ingressCASecrets indexes an Ingress by the Secrets whose ca.crt it uses (issue 11).
+func ingressCASecrets(obj any) ([]string, error) {
+	ing, ok := obj.(*networkingv1.Ingress)
+	if !ok {
+		return nil, nil
+	}
+	return caSecretKeys(ing), nil
 }
 
 func sliceService(obj any) ([]string, error) {

@@ -52,7 +52,7 @@ func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, h
 	}
 	named := map[string]bool{} // "namespace host"
 	for _, ing := range ings {
-		for _, h := range ingressHosts(ing) {
+		for _, h := range claimedHosts(ing) {
 			named[ing.Namespace+" "+h] = true
 		}
 	}
@@ -65,7 +65,7 @@ func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, h
 		o.held[h] = c
 	}
 	for _, ing := range ings {
-		for _, h := range ingressHosts(ing) {
+		for _, h := range claimedHosts(ing) {
 			if _, ok := o.held[h]; ok || o.rest[h] != "" {
 				continue
 			}
@@ -80,19 +80,34 @@ func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, h
 // refusal says why the Ingress may not route one of its hosts, or "".
 func (o *hostOwners) refusal(ing *networkingv1.Ingress) string {
 	for _, h := range ingressHosts(ing) {
-		if srv := o.rest[h]; srv != "" {
-			return fmt.Sprintf("host %s is held by the REST API (server %q): REST servers and Ingresses never share a hostname", h, srv)
-		}
-		if c := o.held[h]; c.Namespace != ing.Namespace {
-			since := "in this sync"
-			if !c.Since.IsZero() {
-				since = "since " + c.Since.Format(time.RFC3339)
-			}
-			return fmt.Sprintf("host %s is held by namespace %s (by %s, %s); an Ingress of another namespace may not route it (an admin may grant it: PUT /api/v1/kubernetes/hostnames/%s)",
-				h, c.Namespace, c.How, since, h)
+		if why := o.hostRefusal(ing, h); why != "" {
+			return why
 		}
 	}
 	return ""
+}
+
+// hostRefusal says why the Ingress may not route host h (a host of its rules or a
+// server-alias), or "".
+func (o *hostOwners) hostRefusal(ing *networkingv1.Ingress, h string) string {
+	if srv := o.rest[h]; srv != "" {
+		return fmt.Sprintf("host %s is held by the REST API (server %q): REST servers and Ingresses never share a hostname", h, srv)
+	}
+	if c := o.held[h]; c.Namespace != ing.Namespace {
+		since := "in this sync"
+		if !c.Since.IsZero() {
+			since = "since " + c.Since.Format(time.RFC3339)
+		}
+		return fmt.Sprintf("host %s is held by namespace %s (by %s, %s); an Ingress of another namespace may not route it (an admin may grant it: PUT /api/v1/kubernetes/hostnames/%s)",
+			h, c.Namespace, c.How, since, h)
+	}
+	return ""
+}
+
+// claimedHosts are the hostnames an Ingress claims for its namespace: its hosts and its
+// server-alias names (policies, issue 11), which are hostnames like any other.
+func claimedHosts(ing *networkingv1.Ingress) []string {
+	return append(ingressHosts(ing), ingressAliases(ing)...)
 }
 
 // ingressHosts lists the hosts an Ingress routes: its rules' hosts (the catch-all for a

@@ -62,7 +62,10 @@ func newFixture(t *testing.T) *fixture {
 		name = name[:50]
 	}
 	name = strings.TrimRight(name, "-")
-	f := &fixture{c: c, ns: c.Namespace(t, name), class: name, controller: "restyplane.io/" + name}
+	// The namespace's name is unique in this process, so the class and controller named
+	// after it are too (IngressClasses are cluster-wide).
+	ns := c.Namespace(t, name)
+	f := &fixture{c: c, ns: ns, class: ns, controller: "restyplane.io/" + ns}
 	c.Create(t, kubetest.IngressClass(f.class, f.controller, false))
 	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "restyplane.db"))
 	if err != nil {

@@ -19,6 +19,8 @@ type merge struct {
 	// balancedBy and canaryBy record which Ingress set a backend's balancing and canary.
 	balancedBy map[string]*networkingv1.Ingress
 	canaryBy   map[string]*networkingv1.Ingress
+	// owners says who holds each hostname, for the www redirects (issue 11).
+	owners *hostOwners
 }
 
 // claim is a host+path taken by one Ingress.
@@ -33,6 +35,12 @@ type hostBuild struct {
 	source *networkingv1.Ingress // the oldest Ingress routing on the host
 	claims []*claim
 	tls    *api.ServerTLS
+	// clientTLS is the oldest Ingress's client verification (issue 11); the others agree.
+	clientTLS *api.ClientTLS
+	// policy is the host's server redirects (issue 11), see hostPolicies.
+	policy hostPolicy
+	// aliases are server-alias hostnames served with the host (issue 11).
+	aliases []string
 }
 
 // takenName returns a backend or certificate name of the plan that a REST object has.
@@ -50,6 +58,16 @@ func (m *merge) takenName(p *plan) string {
 	for n := range p.htpasswds { // policies (issue 11)
 		if m.res.names[api.Ref{Kind: api.KindHtpasswd, Name: n}] {
 			return "htpasswd " + n
+		}
+	}
+	for n := range p.clientCerts {
+		if m.res.names[api.Ref{Kind: api.KindCertificate, Name: n}] {
+			return "certificate " + n
+		}
+	}
+	for n := range p.caCertificates {
+		if m.res.names[api.Ref{Kind: api.KindCACertificate, Name: n}] {
+			return "caCertificate " + n
 		}
 	}
 	return ""
@@ -86,6 +104,10 @@ func (m *merge) claimRoutes(p *plan, routes []route, fallback bool) {
 			rep.warn(ReasonConflict, "%s is not applied: server %q is owned by the REST API, and the REST object wins", what, n)
 			continue
 		}
+		if why := clientTLSConflict(m.hosts[r.host], p); why != "" {
+			rep.warn(ReasonConflict, "%s is not applied: %s", what, why)
+			continue
+		}
 		if c, ok := m.claims[k]; ok {
 			switch {
 			case fallback && c.fallback && c.ing != p.ing && c.loc.Backend != r.loc.Backend:
@@ -102,11 +124,15 @@ func (m *merge) claimRoutes(p *plan, routes []route, fallback bool) {
 		m.claims[k] = c
 		hb := m.hosts[r.host]
 		if hb == nil {
-			hb = &hostBuild{source: p.ing}
+			hb = &hostBuild{source: p.ing, clientTLS: p.clientTLS}
 			m.hosts[r.host] = hb
 		}
 		hb.claims = append(hb.claims, c)
+		m.hostPolicies(hb, p, r.host) // policies (issue 11)
 		m.addBackend(p, r.loc.Backend)
+		if r.loc.Errors != nil { // policies (issue 11)
+			m.addBackend(p, r.loc.Errors.Backend)
+		}
 		rep.Applied = true
 	}
 }
@@ -141,6 +167,12 @@ func balancing(b *api.Backend) string {
 	}
 	if b.Affinity != nil {
 		s += ", affinity cookie " + b.Affinity.Cookie
+	}
+	if b.Protocol != "" { // policies (issue 11)
+		s += ", protocol " + b.Protocol
+		if t := b.UpstreamTLS; t != nil {
+			s += fmt.Sprintf(" (verify %t, ca %q, name %q, sni %t, client certificate %q)", t.Verify, t.CACertificate, t.ServerName, t.SNI, t.ClientCertificate)
+		}
 	}
 	return s
 }
@@ -180,6 +212,12 @@ func (m *merge) attachCanary(p *plan) {
 		m.t.Backends[main.Name] = &split
 		m.canaryBy[main.Name] = p.ing
 		m.addBackend(p, want.Backend)
+		// The canary speaks to its endpoints as the main backend does (issue 11).
+		if cb := m.t.Backends[want.Backend]; cb != nil && !api.SameUpstream(cb, main) {
+			same := *cb
+			same.Protocol, same.UpstreamTLS = main.Protocol, main.UpstreamTLS
+			m.t.Backends[want.Backend] = &same
+		}
 		rep.Applied = true
 	}
 }
@@ -215,8 +253,13 @@ func (m *merge) chooseTLS(mains []*plan) {
 func (m *merge) buildServers() {
 	for _, host := range sortedKeys(m.hosts) {
 		hb := m.hosts[host]
-		srv := &api.Server{Name: serverName(host), Hostnames: []string{host}, TLS: hb.tls,
+		srv := &api.Server{Name: serverName(host), Hostnames: append([]string{host}, hb.aliases...), TLS: hb.tls,
 			Locations: make([]api.Location, 0, len(hb.claims)), Source: sourceOf(hb.source)}
+		if hb.clientTLS != nil {
+			c := *hb.clientTLS // the plan's is shared with the cache
+			srv.ClientTLS = &c
+		}
+		m.serverPolicies(srv, hb, host) // policies (issue 11)
 		for _, c := range hb.claims {
 			srv.Locations = append(srv.Locations, c.loc)
 		}

@@ -71,6 +71,13 @@ func mutationSource(m api.Mutation, head *api.State) (api.Source, string) {
 		if m.Htpasswd != nil {
 			return m.Htpasswd.Source, op(exists)
 		}
+	case api.KindCACertificate:
+		if c := head.CACertificates[m.Name]; c != nil {
+			cur, exists = c.Source, true
+		}
+		if m.CACertificate != nil {
+			return m.CACertificate.Source, op(exists)
+		}
 	}
 	return cur, "deleted"
 }
@@ -88,7 +95,7 @@ func clusterKind(kind string) string {
 		return "Service"
 	case api.KindServer:
 		return "Ingress"
-	case api.KindCertificate, api.KindHtpasswd:
+	case api.KindCertificate, api.KindHtpasswd, api.KindCACertificate:
 		return "Secret"
 	}
 	return kind

@@ -14,6 +14,7 @@ import (
 func mutations(t *Translation, head *api.State) []api.Mutation {
 	// Policies (issue 11): htpasswd objects before the servers that name them.
 	muts := htpasswdMutations(t, head)
+	muts = append(muts, caMutations(t, head)...)
 	for _, n := range sortedKeys(t.Certificates) {
 		c := t.Certificates[n]
 		if cur := head.Certificates[n]; cur == nil || !sameCertificate(cur, c) {
@@ -48,6 +49,7 @@ func mutations(t *Translation, head *api.State) []api.Mutation {
 			muts = append(muts, api.Mutation{Kind: api.KindCertificate, Name: n, Delete: true})
 		}
 	}
+	muts = append(muts, caDeletes(t, head, used)...)
 	return append(muts, htpasswdDeletes(t, head, used)...)
 }
 

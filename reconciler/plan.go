@@ -28,6 +28,14 @@ type plan struct {
 	tlsRefusals []string
 	// htpasswds holds the htpasswd object of the Ingress's basic auth (issue 11).
 	htpasswds map[string]*api.Htpasswd
+	// clientTLS is the verification of client certificates its hosts ask for (issue 11).
+	clientTLS *api.ClientTLS
+	// errorsBackend is the backend of default-backend's Service (issue 11), or "".
+	errorsBackend string
+	// caCertificates holds the CA bundles of the Secrets its annotations name (issue 11).
+	caCertificates map[string]*api.CACertificate
+	// clientCerts holds the certificate of proxy-ssl-secret presented to backends.
+	clientCerts map[string]*api.Certificate
 }
 
 // route is one location on one host.
@@ -44,6 +52,7 @@ func planFor(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 		secrets = append(secrets, ing.Namespace+"/"+t.SecretName)
 	}
 	secrets = append(secrets, authSecretKeys(ing)...) // policies (issue 11)
+	secrets = append(secrets, caSecretKeys(ing)...)
 	version := string(ing.UID) + "/" + planVersion(ing, ingressServiceKeys(ing), secrets, snap)
 	return snap.cache.plansMemo().get(ingressKey(ing), version, func() (*plan, error) { return planIngress(ing, snap) })
 }
@@ -59,6 +68,14 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	// Policies (issue 11): the htpasswd of basic auth, before the locations name it.
 	if err := p.planAuth(snap); err != nil {
 		return nil, err
+	}
+	// The CA bundle and client certificate of proxy-ssl-secret, before the backends.
+	if err := p.planUpstream(snap); err != nil {
+		return nil, err
+	}
+	// Policies (issue 11): the backend that answers the intercepted error codes.
+	if p.errorsBackend, err = p.planErrors(snap); err != nil {
+		return nil, fmt.Errorf("annotation default-backend: %w", err)
 	}
 	var hosts []string
 	for i, rule := range ing.Spec.Rules {
@@ -93,7 +110,11 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 			hosts = []string{api.CatchAllHostname}
 		}
 		for _, h := range hosts {
-			p.fallbacks = append(p.fallbacks, route{host: h, loc: api.Location{Path: "/", Match: api.MatchPrefix, Backend: name, Timeouts: ann.timeouts, Auth: p.ann.auth}})
+			loc := api.Location{Path: "/", Match: api.MatchPrefix, Backend: name, Timeouts: ann.timeouts, Auth: p.ann.auth,
+				Access: p.ann.access, Limits: p.ann.limits,
+				UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
+			p.ann.http.location(&loc) // policies (issue 11)
+			p.fallbacks = append(p.fallbacks, route{host: h, loc: p.withPolicies(loc, db.Service)})
 		}
 	}
 	if err := checkLimits(hosts, p.routes); err != nil {
@@ -123,6 +144,10 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 			}
 		}
 	}
+	// Policies (issue 11): client certificates, on hosts with TLS only.
+	if err := p.planClientTLS(snap, hosts); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -146,6 +171,11 @@ func (p *plan) backend(b *networkingv1.IngressBackend, snap *Snapshot) (string, 
 	// main Ingress decides how its traffic is balanced.
 	if p.ann.canary == nil {
 		be.LoadBalance, be.HashBy, be.Affinity = p.ann.loadBalance, p.ann.hashBy, p.ann.affinity
+		// Policies (issue 11): protocol, TLS and service-upstream; a canary speaks as its
+		// main backend does (attachCanary).
+		if err := p.withUpstream(be, p.ing.Namespace+"/"+b.Service.Name, portKey(b.Service.Port), snap); err != nil {
+			return "", err
+		}
 	}
 	be.Normalize()
 	if err := be.Validate(); err != nil {
@@ -158,14 +188,22 @@ func (p *plan) backend(b *networkingv1.IngressBackend, snap *Snapshot) (string, 
 // location translates one Ingress path. Prefix and ImplementationSpecific paths are prefix
 // locations (ingress-nginx treats ImplementationSpecific as a prefix too); Exact is exact.
 func (p *plan) location(path networkingv1.HTTPIngressPath, backend string) (api.Location, error) {
-	l := api.Location{Path: path.Path, Match: api.MatchPrefix, Backend: backend, Timeouts: p.ann.timeouts, Auth: p.ann.auth}
+	l := api.Location{Path: path.Path, Match: api.MatchPrefix, Backend: backend, Timeouts: p.ann.timeouts, Auth: p.ann.auth,
+		Access: p.ann.access, Limits: p.ann.limits,
+		UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
+	p.ann.http.location(&l) // policies (issue 11)
 	if l.Path == "" {
 		l.Path = "/"
 	}
 	if path.PathType != nil && *path.PathType == networkingv1.PathTypeExact {
 		l.Match = api.MatchExact
 	}
-	if err := api.ValidPath("path", l.Path); err != nil {
+	l = p.withPolicies(l, path.Backend.Service) // policies (issue 11)
+	if p.ann.pol.useRegex {
+		if err := regexPath(&l); err != nil {
+			return l, fmt.Errorf("path %q (use-regex): %w", l.Path, err)
+		}
+	} else if err := api.ValidPath("path", l.Path); err != nil {
 		return l, fmt.Errorf("path %q: %w", l.Path, err)
 	}
 	if p.ann.rewrite != "" {

@@ -17,6 +17,8 @@ type Translation struct {
 	Certificates map[string]*api.Certificate
 	// Htpasswds are the users of basic auth from auth Secrets (issue 11).
 	Htpasswds map[string]*api.Htpasswd
+	// CACertificates are the CA bundles of Secrets' ca.crt (issue 11).
+	CACertificates map[string]*api.CACertificate
 	// Reports has one entry per Ingress of the snapshot, keyed "namespace/name".
 	Reports map[string]*Report
 	// Claims and Releases are the hostname claims to store before the objects are written.
@@ -52,17 +54,19 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 		head = api.NewState()
 	}
 	t := &Translation{
-		Backends:     map[string]*api.Backend{},
-		Servers:      map[string]*api.Server{},
-		Certificates: map[string]*api.Certificate{},
-		Htpasswds:    map[string]*api.Htpasswd{},
-		Reports:      map[string]*Report{},
+		Backends:       map[string]*api.Backend{},
+		Servers:        map[string]*api.Server{},
+		Certificates:   map[string]*api.Certificate{},
+		Htpasswds:      map[string]*api.Htpasswd{},
+		CACertificates: map[string]*api.CACertificate{},
+		Reports:        map[string]*Report{},
 	}
 	ings := append([]*networkingv1.Ingress(nil), snap.Ingresses...)
 	sort.Slice(ings, func(i, j int) bool { return older(ings[i], ings[j]) })
 	m := &merge{t: t, head: head, res: reservedBy(head), claims: map[string]*claim{}, hosts: map[string]*hostBuild{},
 		balancedBy: map[string]*networkingv1.Ingress{}, canaryBy: map[string]*networkingv1.Ingress{}}
 	owners := ownHosts(ings, snap.Claims, head)
+	m.owners = owners
 	t.Claims, t.Releases = owners.claims, owners.releases
 	var mains, canaries []*plan
 	for _, ing := range ings {
@@ -116,9 +120,11 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	for _, p := range canaries {
 		m.attachCanary(p)
 	}
+	m.addAliases(mains, owners) // policies (issue 11)
 	m.chooseTLS(mains)
 	m.buildServers()
 	m.addHtpasswds(mains) // policies (issue 11)
+	m.addCACertificates(mains)
 	for _, rep := range t.Reports {
 		if !rep.Applied && len(rep.Problems) == 0 {
 			rep.warn(ReasonSkipped, "not applied: the Ingress routes no path to a Service")

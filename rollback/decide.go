@@ -83,7 +83,10 @@ func (w *watch) decide(now time.Time) (verdict, figures) {
 	for name, t := range w.instances {
 		req := t.carried.requests + t.last.requests - t.base.requests
 		errs := t.carried.errors + t.last.errors - t.base.errors
-		if req > 0 {
+		// Named when it counts toward the figures: its requests since its baseline, or its
+		// failing clients, which count from the revision's first request (an instance's
+		// first report after the apply may already hold some, and be its baseline).
+		if req > 0 || t.clients > 0 {
 			f.instances = append(f.instances, name)
 		}
 		f.requests += req

@@ -71,3 +71,20 @@ func TestDecide(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideNamesEveryInstanceThatCounts: an instance whose first report after the apply
+// already held failing clients (its baseline, so no requests since) adds those clients to
+// the decision and is named in its reason.
+func TestDecideNamesEveryInstanceThatCounts(t *testing.T) {
+	start := time.Unix(1000, 0)
+	w := &watch{revision: 5, previous: 4, until: start.Add(30 * time.Second),
+		backends: map[string]bool{"web": true}, ratio: 0.5, min: 10, minClients: 3,
+		instances: map[string]*tally{}}
+	for _, r := range []report{{"a", 0, 0, 0}, {"b", 3, 3, 1}, {"a", 20, 20, 2}, {"c", 7, 0, 0}} {
+		w.observe(r.instance, map[string]api.BackendCounter{"web": {Requests: r.requests, Errors: r.errors, Clients: r.clients}})
+	}
+	v, f := w.decide(start)
+	if v != rollBack || f.clients != 3 || len(f.instances) != 2 || f.instances[0] != "a" || f.instances[1] != "b" {
+		t.Fatalf("decide = %v %+v, want a rollback from 3 clients naming a and b", v, f)
+	}
+}

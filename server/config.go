@@ -22,6 +22,8 @@ type ConfigRequest struct {
 	Certificates []api.Certificate `json:"certificates"`
 	// Htpasswds: one without content keeps its stored lines (policies, issue 11).
 	Htpasswds []api.Htpasswd `json:"htpasswds,omitempty"`
+	// CACertificates: CA bundles for upstream verification (policies, issue 11).
+	CACertificates []api.CACertificate `json:"caCertificates,omitempty"`
 }
 
 // getConfig godoc
@@ -93,7 +95,7 @@ func (s *Server) putConfig(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	head := s.store.Head()
-	cfg := api.Config{Settings: head.Settings, Backends: req.Backends, Servers: req.Servers, Certificates: req.Certificates, Htpasswds: req.Htpasswds}
+	cfg := api.Config{Settings: head.Settings, Backends: req.Backends, Servers: req.Servers, Certificates: req.Certificates, Htpasswds: req.Htpasswds, CACertificates: req.CACertificates}
 	if req.Settings != nil {
 		cfg.Settings = *req.Settings
 		// Zero settings mean the defaults, as in the store.
@@ -156,6 +158,14 @@ func dropKubernetesOwned(cfg *api.Config, head *api.State) error {
 			}
 			return h.Redacted(), true
 		},
+	)
+	if err != nil {
+		return err
+	}
+	// CA bundles (policies, issue 11) hold no secret: compared as they are.
+	cfg.CACertificates, err = withoutKubernetes(api.KindCACertificate, cfg.CACertificates,
+		func(c api.CACertificate) (string, api.Source) { return c.Name, c.Source },
+		func(name string) (any, bool) { c, ok := head.CACertificates[name]; return derefAny(c), ok },
 	)
 	return err
 }

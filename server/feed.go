@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"io"
 	"math"
 	"net/http"
 	"time"
@@ -50,16 +49,22 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	s.fleet.connect(name)
 	defer s.fleet.disconnect(name)
-	out := &countingWriter{w: w}
-	enc := json.NewEncoder(out)
-	send := func(m *api.FeedMessage) error {
-		out.n = 0
-		err := enc.Encode(m)
-		s.fleet.feedBytes.WithLabelValues(name).Add(float64(out.n))
+	bytesSent := s.fleet.feedBytes.WithLabelValues(name)
+	// sendLine writes one encoded line, often one that other streams share (feedLines).
+	sendLine := func(line []byte) error {
+		n, err := w.Write(line)
+		bytesSent.Add(float64(n))
 		if err != nil {
 			return err
 		}
 		return rc.Flush()
+	}
+	send := func(m *api.FeedMessage) error {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		return sendLine(append(b, '\n'))
 	}
 	if sent != nil && sent.Revision == s.store.Head().Revision {
 		// Nothing to send, but the agent learns at once that the stream is up.
@@ -71,19 +76,17 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	defer keepAlive.Stop()
 	for {
 		// Take the channel before reading the head, so that a revision between the two
-		// still wakes the loop. The delta is computed now, from what this stream sent
-		// last: a reader that fell behind gets one delta, never a growing backlog.
+		// still wakes the loop. The delta is taken now, from what this stream sent last: a
+		// reader that fell behind gets one delta, never a growing backlog.
 		changed := s.store.HeadChanged()
 		head := s.store.Head()
-		var m api.FeedMessage
-		switch {
-		case sent == nil:
-			m = api.Snapshot(head)
-		case sent.Revision != head.Revision:
-			m = api.Delta(sent, head)
-		}
-		if m.Type != "" {
-			if err := send(&m); err != nil {
+		if sent == nil || sent.Revision != head.Revision {
+			line, err := s.feedLines.line(sent, head)
+			if err != nil {
+				s.log.Error("encode a feed line", "revision", head.Revision, "err", err)
+				return nil
+			}
+			if err := sendLine(line); err != nil {
 				return nil
 			}
 			sent = head
@@ -121,16 +124,4 @@ func (s *Server) resumePoint(r *http.Request, from int64) (*api.State, error) {
 		return nil, api.Errorf(api.EGone, "revision %d is no longer in the history: list again without from", from)
 	}
 	return st, err
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += n
-	return n, err
 }

@@ -172,9 +172,11 @@ func TestReportListsInstance(t *testing.T) {
 	rep := api.Report{Version: "test", State: "running", Applied: 1, Rejected: 2, Applies: []api.ApplyRecord{
 		{Revision: 2, Mode: api.ModeReload, Started: time.Now(), Outcome: api.OutcomeRejected, Error: "nginx: [emerg] no"}}}
 	e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/edge-1/report", token: dp, body: rep})
+	// An instance that has applied nothing yet is listed without a last apply.
+	e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/edge-2/report", token: dp, body: api.Report{Version: "test", State: "starting"}})
 	var list api.InstanceList
 	e.must(http.StatusOK, req{method: "GET", path: "/api/v1/instances", token: e.viewer}).into(t, &list)
-	if len(list.Items) != 1 {
+	if len(list.Items) != 2 || list.Items[1].Name != "edge-2" || list.Items[1].LastApply != nil || list.Items[1].State != "starting" {
 		t.Fatalf("instances = %+v", list)
 	}
 	in := list.Items[0]

@@ -46,7 +46,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 		s.counters.Observe(name, rep.Applied, rep.Backends)
 	}
 	if s.fleet.report(name, &rep, now) {
-		if err := s.store.RecordReport(context.WithoutCancel(r.Context()), name, &rep, now); err != nil {
+		if err := s.reports.store(s.store, api.InstanceReport{Name: name, Report: &rep, Seen: now}); err != nil {
 			return err
 		}
 		s.fleet.stored(name, now)

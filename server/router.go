@@ -56,6 +56,8 @@ type Server struct {
 	log       *slog.Logger
 	metrics   *metrics
 	fleet     *fleet
+	feedLines feedLines
+	reports   reportBatcher
 	counters  CounterSink
 	router    chi.Router
 	// failures aggregates failed logins, so that a flood of them cannot grow the audit log
@@ -162,6 +164,9 @@ func (s *Server) routes(opts Options) chi.Router {
 			// Policies (issue 11): htpasswd objects, read without their hashes.
 			r.Get("/htpasswds", s.handle(s.listHtpasswds))
 			r.Get("/htpasswds/{name}", s.handle(s.getHtpasswd))
+			// CA bundles that upstream certificates are verified against.
+			r.Get("/caCertificates", s.handle(s.listCACertificates))
+			r.Get("/caCertificates/{name}", s.handle(s.getCACertificate))
 		})
 		// The feed carries private keys: only data planes read it, and their tokens do
 		// nothing else.
@@ -189,6 +194,10 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Post("/htpasswds", s.handle(s.createHtpasswd))
 			r.Put("/htpasswds/{name}", s.handle(s.putHtpasswd))
 			r.Delete("/htpasswds/{name}", s.handle(s.deleteHtpasswd))
+			// CA bundles.
+			r.Post("/caCertificates", s.handle(s.createCACertificate))
+			r.Put("/caCertificates/{name}", s.handle(s.putCACertificate))
+			r.Delete("/caCertificates/{name}", s.handle(s.deleteCACertificate))
 		})
 		r.Group(func(r chi.Router) {
 			r.Use(s.require(api.RoleAdmin))

@@ -37,7 +37,7 @@ type Store interface {
 	Applies(ctx context.Context, before int64, limit int) ([]api.ApplyRecord, error)
 	LastApply(ctx context.Context, outcome string) (*api.ApplyRecord, error)
 
-	RecordReport(ctx context.Context, name string, rep *api.Report, seen time.Time) error
+	RecordReports(ctx context.Context, reps []api.InstanceReport) error
 	Instances(ctx context.Context) ([]api.Instance, error)
 	Retention(ctx context.Context) (api.Retention, error)
 	SetRetention(ctx context.Context, meta api.Meta, r api.Retention) (api.Retention, error)

@@ -41,12 +41,16 @@ const applyColumns = `id, revision, instance, mode, started_at, duration_ms, out
 
 // RecordApply stores one apply attempt and its audit event, and sets rec.ID.
 func (s *Store) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
-	tx, err := s.db.BeginTxx(ctx, nil)
+	// The record of what went live is written whole even if its caller stops waiting; a
+	// context without cancel also spares the driver a goroutine per statement that would
+	// only watch for that.
+	ctx = context.WithoutCancel(ctx)
+	tx, end, err := s.w.begin(ctx)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return err
 	}
-	defer tx.Rollback()
-	if err := insertApply(ctx, tx, rec); err != nil {
+	defer end()
+	if err := s.prep.insertApply(ctx, tx, rec); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -56,7 +60,7 @@ func (s *Store) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
 }
 
 // insertApply stores one apply attempt and its audit event in tx, and sets rec.ID.
-func insertApply(ctx context.Context, tx *sqlx.Tx, rec *api.ApplyRecord) error {
+func (p *prepared) insertApply(ctx context.Context, tx *sqlx.Tx, rec *api.ApplyRecord) error {
 	skipped := ""
 	if len(rec.Skipped) > 0 {
 		b, err := json.Marshal(rec.Skipped)
@@ -65,9 +69,7 @@ func insertApply(ctx context.Context, tx *sqlx.Tx, rec *api.ApplyRecord) error {
 		}
 		skipped = string(b)
 	}
-	const q = `INSERT INTO applies (revision, instance, mode, started_at, duration_ms, outcome, error, skipped)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-	res, err := tx.ExecContext(ctx, q, rec.Revision, rec.Instance, rec.Mode, rec.Started.UnixNano(),
+	res, err := tx.StmtContext(ctx, p.apply).ExecContext(ctx, rec.Revision, rec.Instance, rec.Mode, rec.Started.UnixNano(),
 		rec.DurationMS, rec.Outcome, truncate(rec.Error, 8192), skipped)
 	if err != nil {
 		return fmt.Errorf("insert apply of revision %d: %w", rec.Revision, err)
@@ -78,7 +80,7 @@ func insertApply(ctx context.Context, tx *sqlx.Tx, rec *api.ApplyRecord) error {
 	}
 	ev := api.AuditEvent{Actor: api.ActorApplier, Action: api.AuditApply, Target: "instance/" + rec.Instance,
 		Revision: rec.Revision, Outcome: outcome, Detail: rec.Mode + " " + rec.Outcome + errSuffix(rec.Error)}
-	if _, err := insertAudit(ctx, tx, ev); err != nil {
+	if _, err := p.insertAudit(ctx, tx, ev); err != nil {
 		return err
 	}
 	rec.ID, _ = res.LastInsertId()

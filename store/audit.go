@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -56,12 +57,20 @@ func (s *Store) AddAuditCount(ctx context.Context, id int64, n int) error {
 }
 
 func insertAudit(ctx context.Context, tx *sqlx.Tx, ev api.AuditEvent) (int64, error) {
+	st, err := tx.PrepareContext(ctx, insertAuditSQL)
+	if err != nil {
+		return 0, fmt.Errorf("insert audit event: %w", err)
+	}
+	defer st.Close()
+	return execAudit(ctx, st, ev)
+}
+
+// execAudit runs insertAuditSQL for ev on st.
+func execAudit(ctx context.Context, st *sql.Stmt, ev api.AuditEvent) (int64, error) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now().UTC()
 	}
-	const q = `INSERT INTO audit_events (created_at, actor, action, target, revision, outcome, detail, remote, count)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	res, err := tx.ExecContext(ctx, q, ev.Time.UnixNano(), ev.Actor, ev.Action, ev.Target, ev.Revision,
+	res, err := st.ExecContext(ctx, ev.Time.UnixNano(), ev.Actor, ev.Action, ev.Target, ev.Revision,
 		ev.Outcome, truncate(ev.Detail, 4096), ev.Remote, max(ev.Count, 1))
 	if err != nil {
 		return 0, fmt.Errorf("insert audit event: %w", err)

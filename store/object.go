@@ -63,6 +63,10 @@ func encode(m api.Mutation) (body, secret []byte, err error) {
 		h := m.Htpasswd.Redacted()
 		h.Version = 0
 		v, secret = h, []byte(m.Htpasswd.Content)
+	case api.KindCACertificate:
+		c := *m.CACertificate
+		c.Version = 0
+		v = c
 	default:
 		return nil, nil, fmt.Errorf("unknown kind %q", m.Kind)
 	}
@@ -90,6 +94,9 @@ func mutationOf(st *api.State, r api.Ref) (api.Mutation, bool) {
 	case api.KindHtpasswd:
 		m.Htpasswd = st.Htpasswds[r.Name]
 		return m, m.Htpasswd != nil
+	case api.KindCACertificate:
+		m.CACertificate = st.CACertificates[r.Name]
+		return m, m.CACertificate != nil
 	}
 	return m, false
 }
@@ -129,6 +136,11 @@ func load(st *api.State, r objectRow) error {
 		h.Content = string(r.Secret)
 		h.Version = r.Revision
 		st.Htpasswds[r.Name] = &h
+	case api.KindCACertificate:
+		var c api.CACertificate
+		err = json.Unmarshal(r.Body, &c)
+		c.Version = r.Revision
+		st.CACertificates[r.Name] = &c
 	case api.KindSettings:
 		set := api.DefaultSettings()
 		err = json.Unmarshal(r.Body, &set)

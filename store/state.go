@@ -101,6 +101,12 @@ func (s *Store) ReplaceConfig(ctx context.Context, meta api.Meta, cfg api.Config
 				return nil, err
 			}
 		}
+		for i := range cfg.CACertificates {
+			c := &cfg.CACertificates[i]
+			if err := add(api.Mutation{Kind: api.KindCACertificate, Name: c.Name, CACertificate: c}, &c.Source, fmt.Sprintf("caCertificates[%d].source", i)); err != nil {
+				return nil, err
+			}
+		}
 		for i := range cfg.Backends {
 			b := &cfg.Backends[i]
 			if err := add(api.Mutation{Kind: api.KindBackend, Name: b.Name, Backend: b}, &b.Source, fmt.Sprintf("backends[%d].source", i)); err != nil {

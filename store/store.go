@@ -36,6 +36,14 @@ type Store struct {
 	// under wmu too.
 	claims        map[string]api.HostnameClaim
 	claimsChanged chan struct{}
+	// tokens caches the tokens that authenticated (see tokenCache).
+	tokens *tokenCache
+	// prep holds the write path's prepared statements.
+	prep *prepared
+	// ckpt folds the WAL into the database file off the commit path.
+	ckpt *checkpointer
+	// w is the connection revisions and apply records commit on.
+	w *writer
 }
 
 // Open opens (creating if needed) the SQLite database at path, migrates it and loads the
@@ -61,6 +69,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	q.Set("_foreign_keys", "1")
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "NORMAL")
+	// The WAL is checkpointed in the background (checkpointer), not by whichever commit
+	// crosses SQLite's threshold.
+	q.Add("_pragma", "wal_autocheckpoint(0)")
 	db, err := sqlx.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -75,7 +86,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	s := &Store{db: db, path: path, changed: make(chan struct{}), claimsChanged: make(chan struct{})}
+	prep, err := prepare(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	w, err := newWriter(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s := &Store{db: db, path: path, changed: make(chan struct{}), claimsChanged: make(chan struct{}), tokens: newTokenCache(), prep: prep, w: w}
 	head, err := s.State(ctx, 0, true)
 	if err != nil {
 		db.Close()
@@ -91,11 +112,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	s.startCheckpointer()
 	return s, nil
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stopCheckpointer()
+	s.prep.close()
+	s.w.close()
+	return s.db.Close()
+}
 
 // Head returns the current desired state, certificate keys included. The caller must not
 // modify it.

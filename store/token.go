@@ -71,16 +71,20 @@ func (s *Store) CreateToken(ctx context.Context, name, role, secret string) (*ap
 	return &t, nil
 }
 
-// Authenticate returns the token a secret belongs to. It records the last use at most once
-// a minute, so that reads do not turn into writes.
+// Authenticate returns the token a secret belongs to. A token that authenticated before
+// comes from the token cache (see tokenCache), which DeleteToken empties. It records the
+// last use at most once a minute, so that reads do not turn into writes.
 func (s *Store) Authenticate(ctx context.Context, secret string) (*api.Token, error) {
-	var r tokenRow
-	const q = `SELECT id, name, role, created_at, last_used_at FROM tokens WHERE hash = ?`
-	err := s.db.GetContext(ctx, &r, q, hashToken(secret))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, api.Errorf(api.EUnauthorized, "unknown token")
-	} else if err != nil {
-		return nil, fmt.Errorf("look up token: %w", err)
+	hash := sha256.Sum256([]byte(secret))
+	r, gen, ok := s.tokens.get(hash)
+	if !ok {
+		const q = `SELECT id, name, role, created_at, last_used_at FROM tokens WHERE hash = ?`
+		err := s.db.GetContext(ctx, &r, q, hash[:])
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, api.Errorf(api.EUnauthorized, "unknown token")
+		} else if err != nil {
+			return nil, fmt.Errorf("look up token: %w", err)
+		}
 	}
 	now := time.Now()
 	if !r.LastUsedAt.Valid || now.Sub(time.Unix(0, r.LastUsedAt.Int64)) > time.Minute {
@@ -88,6 +92,10 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*api.Token, er
 			return nil, fmt.Errorf("touch token %q: %w", r.Name, err)
 		}
 		r.LastUsedAt = sql.NullInt64{Int64: now.UnixNano(), Valid: true}
+		ok = false
+	}
+	if !ok {
+		s.tokens.put(hash, r, gen)
 	}
 	t := r.token()
 	return &t, nil
@@ -112,6 +120,8 @@ func (s *Store) DeleteToken(ctx context.Context, id int64) error {
 	if err != nil {
 		return fmt.Errorf("delete token %d: %w", id, err)
 	}
+	// Whatever the count says, nothing cached may outlive this call.
+	s.tokens.revoke()
 	if n, _ := res.RowsAffected(); n == 0 {
 		return api.Errorf(api.ENotFound, "token %d not found", id)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -130,6 +131,11 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 		cand.Kept = rev
 	}
 	s.setHead(cand)
+	// The waiters of HeadChanged were just made runnable on this goroutine's P, the
+	// applier among them: yielding lets it plan and send the push before this writer
+	// unlocks, encodes and sends its answer, which would otherwise go first and, on a
+	// machine whose cores are busy, hold the change back by as long.
+	runtime.Gosched()
 	res.Revision = &r
 	return res, nil
 }
@@ -220,6 +226,10 @@ func stamp(m *api.Mutation, head *api.State, rev int64) {
 			h.Content, h.Users, h.Fingerprint = cur.Content, cur.Users, cur.Fingerprint
 		}
 		m.Htpasswd = &h
+	case api.KindCACertificate:
+		c := *m.CACertificate
+		c.Version = rev
+		m.CACertificate = &c
 	}
 }
 
@@ -265,6 +275,8 @@ func refName(m *api.Mutation) string {
 		return api.SettingsName
 	case m.Htpasswd != nil:
 		return m.Htpasswd.Name
+	case m.CACertificate != nil:
+		return m.CACertificate.Name
 	}
 	return m.Name
 }
@@ -279,23 +291,32 @@ func objectSource(m *api.Mutation) api.Source {
 		return m.Certificate.Source
 	case m.Htpasswd != nil:
 		return m.Htpasswd.Source
+	case m.CACertificate != nil:
+		return m.CACertificate.Source
 	}
 	return api.Source{}
 }
 
 // commit writes the revision, its object versions and its audit event in one transaction.
 func (s *Store) commit(ctx context.Context, r api.Revision, changes []pending, meta api.Meta, opt writeOptions) error {
-	tx, err := s.db.BeginTxx(ctx, nil)
+	// Once begun, the commit runs to its end even if the client hangs up: the revision is
+	// whole or absent either way, and a context without cancel spares the driver a
+	// goroutine per statement that would only watch for it.
+	ctx = context.WithoutCancel(ctx)
+	tx, end, err := s.w.begin(ctx)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return err
 	}
-	defer tx.Rollback()
-	const qr = `INSERT INTO revisions (id, parent, created_at, actor, source, message, rollback_of, change_count, auto_rollback)
-		VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), ?, ?)`
-	if _, err := tx.ExecContext(ctx, qr, r.ID, r.Parent, r.Time.UnixNano(), r.Actor, r.Source, r.Message, r.RollbackOf, r.ChangeCount, r.AutoRollback); err != nil {
-		return fmt.Errorf("insert revision %d: %w", r.ID, err)
+	defer end()
+	if err := s.prep.insertRevision(ctx, tx, r); err != nil {
+		return err
 	}
-	if err := insertVersions(ctx, tx, r.ID, changes); err != nil {
+	if len(changes) == 1 {
+		err = s.prep.insertVersion(ctx, tx, r.ID, changes[0])
+	} else {
+		err = insertVersions(ctx, tx, r.ID, changes)
+	}
+	if err != nil {
 		return err
 	}
 	ev := api.AuditEvent{Time: r.Time, Actor: r.Actor, Action: api.AuditWrite, Revision: r.ID,
@@ -303,7 +324,7 @@ func (s *Store) commit(ctx context.Context, r api.Revision, changes []pending, m
 	if opt.action != "" {
 		ev.Action = opt.action
 	}
-	if _, err := insertAudit(ctx, tx, ev); err != nil {
+	if _, err := s.prep.insertAudit(ctx, tx, ev); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

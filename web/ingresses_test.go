@@ -28,7 +28,7 @@ func TestIngressesShowsEachAnnotationsVerdict(t *testing.T) {
 	ns := c.Namespace(t, "webui")
 	svc := kubetest.Service(ns, "shop", 80)
 	safe := kubetest.Ingress(ns, "safe", "restyplane", kubetest.Path{Host: "safe.example.com", Path: "/", Service: "shop", Port: 80})
-	safe.Annotations = map[string]string{"nginx.ingress.kubernetes.io/ssl-redirect": "false", "nginx.ingress.kubernetes.io/proxy-body-size": "8m"}
+	safe.Annotations = map[string]string{"nginx.ingress.kubernetes.io/ssl-redirect": "false", "nginx.ingress.kubernetes.io/enable-influxdb": "true"}
 	locked := kubetest.Ingress(ns, "locked", "restyplane", kubetest.Path{Host: "locked.example.com", Path: "/", Service: "shop", Port: 80})
 	// auth-url is honoured since issue 11; an annotation no policy branch implements.
 	locked.Annotations = map[string]string{"nginx.ingress.kubernetes.io/auth-keepalive": "10"}
@@ -64,7 +64,7 @@ func TestIngressesShowsEachAnnotationsVerdict(t *testing.T) {
 		}
 	}
 	safes := row("safe")
-	for _, want := range []string{"served", "ssl-redirect", "honoured", "proxy-body-size", "ignored"} {
+	for _, want := range []string{"served", "ssl-redirect", "honoured", "enable-influxdb", "ignored"} {
 		if !strings.Contains(safes, want) {
 			t.Errorf("the safe Ingress's row %q lacks %q", safes, want)
 		}

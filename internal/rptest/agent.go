@@ -114,3 +114,10 @@ func (a *Agent) Restart() {
 	a.Stop()
 	a.launch()
 }
+
+// PID is the running agent process's id.
+func (a *Agent) PID() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cmd.Process.Pid
+}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -125,12 +126,25 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// Namespace creates a namespace and returns its name.
+// Namespace creates a namespace named name, or name-2, name-3, … when a run before it in
+// the same process (go test -count=N shares one API server) took the name, and returns
+// the name it made.
 func (c *Cluster) Namespace(tb testing.TB, name string) string {
 	tb.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := c.Client.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
-		tb.Fatalf("create namespace %s: %v", name, err)
+	for i := 1; i <= 100; i++ {
+		n := name
+		if i > 1 {
+			n = fmt.Sprintf("%s-%d", name, i)
+		}
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}}
+		_, err := c.Client.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{})
+		if err == nil {
+			return n
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			tb.Fatalf("create namespace %s: %v", n, err)
+		}
 	}
-	return name
+	tb.Fatalf("create namespace %s: 100 namespaces of that name exist", name)
+	return ""
 }

@@ -1,5 +1,6 @@
--- restyplane.admin serves the admin endpoint on the instance's unix socket: backends and
--- certificates pushed by the applier, the generation and version this worker runs, health,
+-- restyplane.admin serves the admin endpoint on the instance's unix socket: backends,
+-- certificates and location policies pushed by the applier, the generation and version
+-- this worker runs, health,
 -- request counters, the drain flag a reload raises and, without nginx's stub_status module,
 -- a stand-in for it.
 local json = require("restyplane.json")
@@ -8,6 +9,7 @@ local certs = require("restyplane.certs")
 local counters = require("restyplane.counters")
 local drain = require("restyplane.drain")
 local init = require("restyplane.init")
+local policy = require("restyplane.policy")
 
 local _M = {}
 
@@ -104,6 +106,12 @@ function _M.serve()
             return json.reply(200, backends.list())
         elseif uri == "/certificates" then
             return json.reply(200, certs.list())
+        elseif uri == "/policies" then
+            local names = {}
+            for i, n in ipairs(policy.list()) do
+                names[i] = json.encode(n)
+            end
+            return json.reply(200, json.array(names))
         elseif uri == "/counters" then
             return json.reply(200, counters.snapshot())
         elseif uri == "/backend-counters" then
@@ -128,6 +136,8 @@ function _M.serve()
             return push(backends, "backends")
         elseif uri == "/certificates" then
             return push(certs, "certificates")
+        elseif uri == "/policies" then
+            return push(policy, "policies")
         elseif uri == "/drain" then
             return drain_on()
         end

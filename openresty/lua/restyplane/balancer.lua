@@ -77,8 +77,16 @@ local function first_attempt()
             end
         end
     end
-    if b.retries > 0 and #b.peers > 1 then
-        local ok, err = ngx_balancer.set_more_tries(math.min(b.retries, #b.peers - 1))
+    -- A location's retry policy (its tries, the first included) wins over the backend's
+    -- retries; a retry always moves to a peer not tried yet, so there are at most as many
+    -- more tries as other peers.
+    local more = b.retries
+    local tries = tonumber(ngx.var.rp_tries or "")
+    if tries then
+        more = tries - 1
+    end
+    if more > 0 and #b.peers > 1 then
+        local ok, err = ngx_balancer.set_more_tries(math.min(more, #b.peers - 1))
         if not ok then
             ngx.log(ngx.ERR, "restyplane: set more tries: ", err)
         end

@@ -20,7 +20,15 @@ function _M.init(c)
     require("restyplane.balancer")
     require("restyplane.certs")
     require("restyplane.counters")
+    require("restyplane.cidr")
+    require("restyplane.limit")
+    require("restyplane.policy")
     require("restyplane.admin")
+    -- Policies (issue 11): a worker that had to read these itself answered 500 where the
+    -- prefix is under a 0700 data dir.
+    require("restyplane.auth")
+    require("restyplane.cors")
+    require("restyplane.redirect")
 end
 
 -- init_worker seeds each worker differently: forked workers would otherwise share one

@@ -16,6 +16,9 @@ import { renderIngresses } from './views/ingresses.js';
 // Policies (issue 11): htpasswd objects.
 import { renderHtpasswdList, renderHtpasswdDetail } from './views/htpasswds.js';
 import { renderHtpasswdForm } from './views/htpasswd-form.js';
+// Policies (issue 11): CA certificate bundles.
+import { renderCACertificateList, renderCACertificateDetail } from './views/cacertificates.js';
+import { renderCACertificateForm } from './views/cacertificate-form.js';
 
 export const routes = [
   { path: '/', view: renderOverview, nav: 'overview' },
@@ -38,6 +41,11 @@ export const routes = [
   { path: '/htpasswds/new', view: renderHtpasswdForm, nav: 'htpasswds', role: 'editor' },
   { path: '/htpasswds/:name', view: renderHtpasswdDetail, nav: 'htpasswds' },
   { path: '/htpasswds/:name/edit', view: renderHtpasswdForm, nav: 'htpasswds', role: 'editor' },
+  // Policies (issue 11): CA certificate bundles.
+  { path: '/caCertificates', view: renderCACertificateList, nav: 'caCertificates' },
+  { path: '/caCertificates/new', view: renderCACertificateForm, nav: 'caCertificates', role: 'editor' },
+  { path: '/caCertificates/:name', view: renderCACertificateDetail, nav: 'caCertificates' },
+  { path: '/caCertificates/:name/edit', view: renderCACertificateForm, nav: 'caCertificates', role: 'editor' },
   { path: '/history', view: renderHistory, nav: 'history' },
   { path: '/history/:id', view: renderRevision, nav: 'history' },
   { path: '/diff', view: renderDiff, nav: 'history' },

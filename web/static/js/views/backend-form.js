@@ -6,15 +6,19 @@ import { pageHeader } from './common.js';
 import { rowList } from './rows.js';
 import { submitObject, previewObject } from './objects.js';
 import { isKubernetes } from '../format.js';
+import { upstreamFields } from './backend-upstream.js';
 
 /** renderBackendForm renders the create form (no name param) or the edit form. */
 export async function renderBackendForm(ctx) {
   const { api, signal } = ctx;
   const editing = ctx.params.name;
   ctx.setTitle(editing ? `Edit backend ${editing}` : 'New backend');
-  const [original, all] = await Promise.all([
+  const [original, all, cas, certs] = await Promise.all([
     editing ? api.get('/backends/' + encodeURIComponent(editing), undefined, signal) : null,
     api.get('/backends', undefined, signal),
+    // Policies (issue 11): the CA bundles and certificates upstream TLS may name.
+    api.get('/caCertificates', undefined, signal).catch(() => ({ items: [] })),
+    api.get('/certificates', undefined, signal).catch(() => ({ items: [] })),
   ]);
   if (original && isKubernetes(original)) {
     ctx.navigate(route(['backends', editing]));
@@ -71,6 +75,8 @@ export async function renderBackendForm(ctx) {
   canaryOn.addEventListener('change', syncCanary);
   syncCanary();
 
+  const upstream = upstreamFields(b, (cas.items || []).map((x) => x.name), (certs.items || []).map((x) => x.name));
+
   const summary = formError();
   const submit = h('button', { type: 'submit', class: 'btn btn-primary', testid: 'form-submit' }, editing ? 'Save changes' : 'Create backend');
   const preview = h('button', { type: 'button', class: 'btn btn-secondary', testid: 'form-preview' }, 'Preview changes');
@@ -79,6 +85,7 @@ export async function renderBackendForm(ctx) {
     h('div', { class: 'field-grid' },
       field({ label: 'Name', input: name, path: 'name', hint: editing ? 'A backend’s name cannot change.' : 'Lowercase letters, digits, “.”, “_” and “-”; locations refer to it by this name.' })),
     endpoints.el,
+    upstream.el,
     h('fieldset', { class: 'fieldset', dataset: { field: 'balancing' } },
       h('legend', null, 'Balancing'),
       h('div', { class: 'field-grid' },
@@ -126,6 +133,7 @@ export async function renderBackendForm(ctx) {
       if (cHeaderValue.value.trim()) out.canary.headerValue = cHeaderValue.value.trim();
       if (cCookie.value.trim()) out.canary.cookie = cCookie.value.trim();
     }
+    upstream.apply(out);
     if (original && original.source) out.source = original.source;
     return out;
   };

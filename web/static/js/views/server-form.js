@@ -7,18 +7,25 @@ import { rowList } from './rows.js';
 import { submitObject, previewObject } from './objects.js';
 import { isKubernetes } from '../format.js';
 import { authFields, readAuth } from './location-auth.js';
+import { clientTLSFields } from './server-clienttls.js';
+import { accessFields, readAccess } from './location-access.js';
+import { httpFields, readHTTP, serverRedirectFields } from './location-http.js';
+import { proxyFields, readProxy } from './location-proxy.js';
+import { upstreamHostFields, readUpstreamHost } from './location-upstream.js';
 
 /** renderServerForm renders the create form (no name param) or the edit form. */
 export async function renderServerForm(ctx) {
   const { api, signal } = ctx;
   const editing = ctx.params.name;
   ctx.setTitle(editing ? `Edit server ${editing}` : 'New server');
-  const [original, backends, certs, htpasswds] = await Promise.all([
+  const [original, backends, certs, htpasswds, cas] = await Promise.all([
     editing ? api.get('/servers/' + encodeURIComponent(editing), undefined, signal) : null,
     api.get('/backends', undefined, signal),
     api.get('/certificates', undefined, signal),
     // Policies (issue 11): the htpasswd objects basic auth may name.
     api.get('/htpasswds', undefined, signal).catch(() => ({ items: [] })),
+    // Policies (issue 11): the CA certificates client certificates may be verified against.
+    api.get('/caCertificates', undefined, signal).catch(() => ({ items: [] })),
   ]);
   const htpasswdNames = (htpasswds.items || []).map((x) => x.name);
   if (original && isKubernetes(original)) {
@@ -66,6 +73,10 @@ export async function renderServerForm(ctx) {
       field({ label: 'Backend', input: select(backendOptions(l.backend), l.backend || ''), sub: 'backend', testid: 'location-backend' }),
       field({ label: 'Rewrite to', input: input({ value: l.rewrite || '', placeholder: '/', class: 'input-path' }), sub: 'rewrite', testid: 'location-rewrite', hint: 'Optional, prefix only.' }),
       authFields(l, htpasswdNames), // policies (issue 11); its inputs come last in the row
+      accessFields(l), // policies (issue 11): access lists and limits, after auth's inputs
+      httpFields(l), // policies (issue 11): CORS and redirect, after auth
+      proxyFields(l, backendNames), // policies (issue 11): body, retries and error pages
+      upstreamHostFields(l),
     ],
   });
   [...locations.list.children].forEach((row, i) => kept.set(row, s.locations[i]));
@@ -75,7 +86,9 @@ export async function renderServerForm(ctx) {
   s.tls ? s.tls.certificate : '', { testid: 'server-tls-certificate' });
   const redirect = h('input', { type: 'checkbox', id: 'tls-redirect', checked: Boolean(s.tls && s.tls.redirect), testid: 'server-tls-redirect' });
   const redirectWrap = h('div', { class: 'check' }, redirect, h('label', { for: 'tls-redirect' }, 'Redirect plain HTTP to HTTPS (308)'));
-  const syncTLS = () => { redirectWrap.hidden = !tlsCert.value; };
+  const clientTLS = clientTLSFields(s, (cas.items || []).map((x) => x.name)); // policies (issue 11)
+  const syncTLS = () => { redirectWrap.hidden = !tlsCert.value; clientTLS.el.hidden = !tlsCert.value; };
+  const redirects = serverRedirectFields(s); // policies (issue 11)
   tlsCert.addEventListener('change', syncTLS);
   syncTLS();
 
@@ -90,7 +103,9 @@ export async function renderServerForm(ctx) {
     h('fieldset', { class: 'fieldset', dataset: { field: 'tls' } },
       h('legend', null, 'TLS'),
       h('div', { class: 'field-grid' }, field({ label: 'Certificate', input: tlsCert, path: 'tls.certificate', hint: certNames.length ? 'Serve HTTPS with this certificate.' : 'Upload a certificate first to serve HTTPS.' })),
-      redirectWrap),
+      redirectWrap,
+      clientTLS.el),
+    redirects.el,
     locations.el,
     reasonField({ testid: 'server-reason' }),
     h('div', { class: 'form-actions' }, submit, preview,
@@ -104,15 +119,31 @@ export async function renderServerForm(ctx) {
         const [path, rewrite] = row.querySelectorAll('input');
         const [match, backend] = row.querySelectorAll('select');
         const l = { ...(kept.get(row) || {}), path: path.value.trim(), match: match.value, backend: backend.value };
+        if (!l.backend) delete l.backend; // a redirecting location needs none (issue 11)
         if (rewrite.value.trim()) l.rewrite = rewrite.value.trim();
         else delete l.rewrite;
         const auth = readAuth(row); // policies (issue 11)
         if (auth) l.auth = auth;
         else delete l.auth;
+        const { access, limits } = readAccess(row); // policies (issue 11)
+        if (access) l.access = access;
+        else delete l.access;
+        if (limits) l.limits = limits;
+        else delete l.limits;
+        const { cors, redirect } = readHTTP(row); // policies (issue 11)
+        if (cors) l.cors = cors;
+        else delete l.cors;
+        if (redirect) l.redirect = redirect;
+        else delete l.redirect;
+        readProxy(row, l); // policies (issue 11)
+        readUpstreamHost(row, l);
         return l;
       }),
     };
     if (tlsCert.value) out.tls = { certificate: tlsCert.value, redirect: redirect.checked };
+    const ct = tlsCert.value ? clientTLS.read() : undefined;
+    if (ct) out.clientTLS = ct;
+    redirects.read(out);
     if (original && original.source) out.source = original.source;
     return out;
   };

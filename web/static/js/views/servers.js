@@ -71,7 +71,7 @@ export async function renderServerDetail(ctx) {
   const locTable = table([
     { label: 'Path', cell: (l) => h('span', { class: 'mono' }, l.path) },
     { label: 'Match', cell: (l) => l.match || 'prefix' },
-    { label: 'Backend', cell: (l) => h('a', { href: route(['backends', l.backend]), class: 'mono' }, l.backend) },
+    { label: 'Backend', cell: (l) => (l.backend ? h('a', { href: route(['backends', l.backend]), class: 'mono' }, l.backend) : h('span', { class: 'muted' }, '—')) },
     { label: 'Rewrite', cell: (l) => (l.rewrite ? h('span', { class: 'mono' }, l.rewrite) : h('span', { class: 'muted' }, '—')) },
     { label: 'Extras', cell: (l) => locationExtras(l) },
   ], locs, {
@@ -87,8 +87,18 @@ export async function renderServerDetail(ctx) {
       panel('Hostnames', h('ul', { class: 'chips', testid: 'server-hostnames' }, (s.hostnames || []).map((x) => h('li', { class: 'chip mono' }, x)))),
       panel('TLS', s.tls ? dl([
         ['Certificate', h('a', { href: route(['certificates', s.tls.certificate]), class: 'mono' }, s.tls.certificate)],
-        ['HTTP to HTTPS', s.tls.redirect ? 'redirect (308)' : 'both served'],
+        ['HTTP to HTTPS', s.tls.redirect || (s.clientTLS && s.clientTLS.verify !== 'off') ? 'redirect (308)' : 'both served'],
+        // Policies (issue 11): client certificates.
+        ['Client certificates', s.clientTLS ? h('span', { testid: 'server-clienttls-summary' },
+          h('a', { href: route(['caCertificates', s.clientTLS.caCertificate]), class: 'mono' }, s.clientTLS.caCertificate),
+          ` verify ${s.clientTLS.verify}, depth ${s.clientTLS.depth}${s.clientTLS.errorPage ? ', error page ' + s.clientTLS.errorPage : ''}${s.clientTLS.passCertificateToUpstream ? ', passed upstream' : ''}`) : 'not asked for'],
       ]) : h('p', { class: 'muted' }, 'Plain HTTP only.'))),
+    // Policies (issue 11): the server's own redirects, when it has any.
+    s.appRoot || s.forceSSLRedirect || s.wwwRedirect ? panel('Redirects', dl([
+      ['App root', s.appRoot ? h('span', { class: 'mono' }, s.appRoot) : '—'],
+      ['Plain HTTP', s.forceSSLRedirect ? 'always redirected to HTTPS (308)' : 'as TLS says'],
+      ['www partner', s.wwwRedirect ? 'redirected to the hostname (308)' : '—'],
+    ]), { testid: 'server-redirects' }) : null,
     panel('Locations', locTable, { testid: 'server-locations' }),
     h('p', null, h('a', { href: '#/servers', class: 'small' }, 'All servers')));
 }
@@ -98,6 +108,25 @@ function locationExtras(l) {
   const t = l.timeouts;
   if (t && (t.connect || t.send || t.read)) parts.push(`timeouts ${[t.connect && 'connect ' + t.connect, t.send && 'send ' + t.send, t.read && 'read ' + t.read].filter(Boolean).join(', ')}`);
   for (const hd of l.setHeaders || []) parts.push(`${hd.name}: ${hd.value}`);
+  parts.push(...policyExtras(l)); // policies (issue 11)
+  // Policies (issue 11): a redirect answers instead of the backend; CORS names its origins.
+  if (l.redirect) parts.push(`redirect ${l.redirect.code || 302} to ${l.redirect.url}`);
+  if (l.cors) parts.push(`CORS ${(l.cors.allowOrigins || ['*']).join(', ')}`);
   if (!parts.length) return h('span', { class: 'muted' }, '—');
   return h('ul', { class: 'plain-list small' }, parts.map((p) => h('li', { class: 'mono' }, p)));
+}
+
+// policyExtras summarizes a location's access lists and limits (policies, issue 11).
+function policyExtras(l) {
+  const out = [];
+  const a = l.access;
+  if (a && a.allow) out.push(`allow ${a.allow.length} address range${a.allow.length === 1 ? '' : 's'}`);
+  if (a && a.deny) out.push(`deny ${a.deny.length} address range${a.deny.length === 1 ? '' : 's'}`);
+  const m = l.limits;
+  if (m) {
+    const lim = [m.rps && `${m.rps}/s`, m.rpm && `${m.rpm}/min`, m.connections && `${m.connections} connections`,
+      m.rate && `${m.rate}B/s`].filter(Boolean);
+    if (lim.length) out.push(`limit ${lim.join(', ')} per address`);
+  }
+  return out;
 }

@@ -1,0 +1,142 @@
+package api
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Redirect makes a location answer every request itself with a redirect, without a
+// backend, as ingress-nginx's permanent-redirect and temporal-redirect do. The URL is sent
+// as it is: the request's path is not appended.
+type Redirect struct {
+	// URL is http(s)://host[:port][/path][?query], or a path on the same host (sent as
+	// <scheme>://<Host header><path>).
+	URL string `json:"url" example:"https://shop.example.com/new"`
+	// Code is 301, 302, 303, 307 or 308; 302 if 0.
+	Code int `json:"code,omitempty" enums:"301,302,303,307,308" example:"301"`
+}
+
+// validateRedirect checks a location's redirect, and that the location asks for nothing
+// that a redirect would leave undone: the redirect answers before a rewrite, auth or CORS
+// would run.
+func (l *Location) validateRedirect() error {
+	r := l.Redirect
+	if r == nil {
+		if l.Backend == "" {
+			return Invalid("backend", "a location needs a backend unless it redirects")
+		}
+		return ValidName("backend", l.Backend)
+	}
+	if l.Backend != "" {
+		if err := ValidName("backend", l.Backend); err != nil {
+			return err
+		}
+	}
+	switch r.Code {
+	case 0, 301, 302, 303, 307, 308:
+	default:
+		return Invalid("redirect.code", "code must be 301, 302, 303, 307 or 308")
+	}
+	if err := ValidRedirectURL("redirect.url", r.URL); err != nil {
+		return err
+	}
+	switch {
+	case l.Rewrite != "":
+		return Invalid("rewrite", "a redirecting location answers every request itself; a rewrite does not apply")
+	case l.Auth != nil:
+		return Invalid("auth", "a redirecting location answers every request before auth would run; put auth on the target")
+	case l.CORS != nil:
+		return Invalid("cors", "a redirecting location answers every request itself; CORS does not apply")
+	}
+	return nil
+}
+
+// ValidRedirectURL checks a redirect target: an absolute http(s) URL or a path, either
+// with an optional query, in the URI grammar without '$', quotes, spaces, braces, ';' or
+// '#'.
+func ValidRedirectURL(field, s string) error {
+	if strings.HasPrefix(s, "/") {
+		path, q, _ := strings.Cut(s, "?")
+		if err := ValidPath(field, path); err != nil {
+			return err
+		}
+		if !signinQueryRe.MatchString(q) {
+			return Invalid(field, "the query holds characters outside the URI grammar")
+		}
+		return nil
+	}
+	return ValidAuthURL(field, s, true)
+}
+
+// redirectCode is the code a redirect answers with.
+func (r *Redirect) normalize() {
+	if r != nil && r.Code == 0 {
+		r.Code = 302
+	}
+}
+
+// WWWPartner returns the name a www redirect answers for hostname: "www."+hostname, or
+// hostname without its "www.". Wildcards and the catch-all have none.
+func WWWPartner(hostname string) (string, bool) {
+	if hostname == CatchAllHostname || strings.Contains(hostname, "*") {
+		return "", false
+	}
+	if rest, ok := strings.CutPrefix(hostname, "www."); ok {
+		if !strings.Contains(rest, ".") {
+			return "", false // www.com's partner would be a top-level domain
+		}
+		return rest, true
+	}
+	return "www." + hostname, len(hostname)+4 <= 253
+}
+
+// validateRedirects checks a server's redirects (appRoot, forceSSLRedirect, wwwRedirect).
+func (s *Server) validateRedirects() error {
+	if s.AppRoot != "" {
+		if err := ValidPath("appRoot", s.AppRoot); err != nil {
+			return err
+		}
+		if s.AppRoot == "/" {
+			return Invalid("appRoot", "appRoot / would redirect / to itself")
+		}
+	}
+	if s.WWWRedirect {
+		for _, h := range s.Hostnames {
+			if _, ok := WWWPartner(h); ok {
+				return nil
+			}
+		}
+		return Invalid("wwwRedirect", "no hostname of the server has a www partner (wildcards and _ have none)")
+	}
+	return nil
+}
+
+// checkWWWPartners refuses a www redirect whose partner name another server names: that
+// name is routed there, and is not this server's to redirect. A server written later
+// that names the partner is not refused: a route beats a redirect, and the renderer then
+// leaves that name out of the redirect.
+func (s *State) checkWWWPartners(srv *Server) error {
+	if !srv.WWWRedirect {
+		return nil
+	}
+	partners := map[string]bool{}
+	for _, h := range srv.Hostnames {
+		if p, ok := WWWPartner(h); ok && !slices.Contains(srv.Hostnames, p) {
+			partners[p] = true
+		}
+	}
+	for _, name := range sortedKeys(s.Servers) {
+		other := s.Servers[name]
+		if name == srv.Name {
+			continue
+		}
+		for _, h := range other.Hostnames {
+			if partners[h] {
+				return &Error{Code: EConflict, Field: "wwwRedirect", Message: fmt.Sprintf(
+					"hostname %q, which the www redirect would answer, is named by server %q", h, name)}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// fleetCPUBefore is the same measure before the work of 2026-11-23 on the fleet's cost
+// (shared feed encoding, one query for the instance list, the agents' kept-alive counter
+// reads, report after apply and GOMAXPROCS 1, group commit of reports, the state journal,
+// raw pollers), taken with RESTYPLANE_FLEET_QUICK=1 at commit c8bb86e.
+const fleetCPUBefore = "Before the work that cut it (commit c8bb86e, 2026-11-23 17:05 UTC, load average 40 to 55): fleet 1.04 s per change " +
+	"(control plane 368.3 ms, agents 527.6 ms, nginx 143.3 ms), benchmark 132.6 ms; propagation p50 741.3 ms, p99 1.51 s."
+
+// fleetCPU is CPU time (user and system) used so far by the parts of a fleet: the control
+// plane, the agents, their nginx (masters and workers) and the benchmark itself (its
+// pollers). CPU seconds per change hold on a busy machine, where wall-clock percentiles
+// do not: other work on the cores delays a change but does not add to what it costs.
+type fleetCPU struct {
+	cp, agents, nginx, bench time.Duration
+}
+
+// sub is the CPU used between o and c.
+func (c fleetCPU) sub(o fleetCPU) fleetCPU {
+	return fleetCPU{cp: c.cp - o.cp, agents: c.agents - o.agents, nginx: c.nginx - o.nginx, bench: c.bench - o.bench}
+}
+
+// per is the CPU divided by n changes.
+func (c fleetCPU) per(n int) fleetCPU {
+	d := time.Duration(n)
+	return fleetCPU{cp: c.cp / d, agents: c.agents / d, nginx: c.nginx / d, bench: c.bench / d}
+}
+
+// total is the fleet's own CPU: control plane, agents and nginx, not the benchmark.
+func (c fleetCPU) total() time.Duration { return c.cp + c.agents + c.nginx }
+
+func (c fleetCPU) String() string {
+	return fmt.Sprintf("fleet %s (control plane %s, agents %s, nginx %s), benchmark %s",
+		fmtDur(c.total()), fmtDur(c.cp), fmtDur(c.agents), fmtDur(c.nginx), fmtDur(c.bench))
+}
+
+// cpu reads the fleet's CPU use from /proc: the control plane and agents by pid, each
+// agent's nginx by the master's pid file and the master's children. A process that is
+// gone counts nothing, so samples are compared only while the fleet runs unchanged.
+func (f *fleet) cpu() fleetCPU {
+	var c fleetCPU
+	c.cp = procCPU(f.cp.PID())
+	masters := map[int]bool{}
+	for _, a := range f.agents {
+		c.agents += procCPU(a.PID())
+		if b, err := os.ReadFile(filepath.Join(a.DataDir, "openresty", "logs", "nginx.pid")); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				masters[pid] = true
+			}
+		}
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if masters[pid] || masters[procPPID(pid)] {
+			c.nginx += procCPU(pid)
+		}
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		c.bench = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return c
+}
+
+// procStat is the fields of /proc/<pid>/stat after the command's closing parenthesis
+// (state is the first), or nil when the process is gone.
+func procStat(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+1:]))
+}
+
+// procCPU is a process's user and system time so far; clock ticks are 1/100 s on Linux.
+func procCPU(pid int) time.Duration {
+	f := procStat(pid)
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// procPPID is a process's parent, or 0 when it is gone.
+func procPPID(pid int) int {
+	f := procStat(pid)
+	if len(f) < 2 {
+		return 0
+	}
+	p, _ := strconv.Atoi(f[1])
+	return p
+}

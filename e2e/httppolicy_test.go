@@ -1,0 +1,67 @@
+package e2e
+
+import "testing"
+
+// TestCORSRedirectsAndWebSocketThroughREST: CORS, the location and server redirects and a
+// WebSocket, set through REST, behave as ingress-nginx's annotations do (policies, issue
+// 11); TestKubernetesCORSRedirectsAndWebSocket shows the same through annotations.
+func TestCORSRedirectsAndWebSocketThroughREST(t *testing.T) {
+	in := start(t)
+	in.must("POST", "/api/v1/backends", backend("web", serveLoopback(t, policyUpstream("web"))))
+	api := location("/api", "web")
+	api["cors"] = map[string]any{"allowOrigins": []string{"https://app.test", "https://*.apps.test"},
+		"exposeHeaders": []string{"X-Request-Id"}}
+	old := map[string]any{"path": "/old", "redirect": map[string]any{"url": "https://new.test/x", "code": 301}}
+	tmp := map[string]any{"path": "/tmp", "redirect": map[string]any{"url": "/new?a=1", "code": 307}}
+	shop := server("shop", "shop.test", api, old, tmp, location("/app", "web"), location("/ws", "web"))
+	shop["appRoot"] = "/app"
+	shop["wwwRedirect"] = true
+	in.must("POST", "/api/v1/servers", shop)
+
+	cert, key := selfSigned(t, "secure.test", 1)
+	in.must("POST", "/api/v1/certificates", map[string]any{"name": "secure", "cert": cert, "key": key})
+	secure := server("secure", "secure.test", location("/", "web"))
+	secure["tls"] = map[string]any{"certificate": "secure"}
+	secure["forceSSLRedirect"] = true
+	in.must("POST", "/api/v1/servers", secure)
+	in.waitSynced()
+
+	checkCORS(t, in, "shop.test")
+	checkRedirects(t, in, "shop.test")
+	checkForceSSL(t, in, "secure.test")
+	checkWebSocket(t, in, "shop.test", "/ws")
+
+	// Bad values are refused with the field named, and nothing changes.
+	for field, loc := range map[string]map[string]any{
+		"locations[0].cors.allowOrigins[0]": {"path": "/x", "backend": "web", "cors": map[string]any{"allowOrigins": []string{"https://a.test/p"}}},
+		"locations[0].cors.allowOrigins[1]": {"path": "/x", "backend": "web", "cors": map[string]any{"allowOrigins": []string{"https://a.test", "https://.*"}}},
+		"locations[0].redirect.code":        {"path": "/x", "redirect": map[string]any{"url": "https://a.test", "code": 200}},
+		"locations[0].redirect.url":         {"path": "/x", "redirect": map[string]any{"url": "https://a.test$request_uri"}},
+		"locations[0].backend":              {"path": "/x"},
+		"locations[0].auth":                 {"path": "/x", "redirect": map[string]any{"url": "/y"}, "auth": map[string]any{"external": map[string]any{"url": "http://a.test"}}},
+	} {
+		var out struct {
+			Error struct{ Field, Message string }
+		}
+		if code := in.call("POST", "/api/v1/servers", server("bad", "bad.test", loc), &out); code != 400 || out.Error.Field != field {
+			t.Fatalf("%v: %d %+v, want 400 naming %s", loc, code, out, field)
+		}
+		t.Logf("%s: %s", field, out.Error.Message)
+	}
+	var out struct {
+		Error struct{ Field, Message string }
+	}
+	bad := server("bad", "bad.test", location("/", "web"))
+	bad["appRoot"] = "/a b"
+	if code := in.call("POST", "/api/v1/servers", bad, &out); code != 400 || out.Error.Field != "appRoot" {
+		t.Fatalf("bad appRoot: %d %+v", code, out)
+	}
+	// The www partner of a server's hostname may not be another server's.
+	in.must("POST", "/api/v1/servers", server("www-blog", "www.blog.test", location("/", "web")))
+	blog := server("blog", "blog.test", location("/", "web"))
+	blog["wwwRedirect"] = true
+	if code := in.call("POST", "/api/v1/servers", blog, &out); code != 409 || out.Error.Field != "wwwRedirect" {
+		t.Fatalf("www redirect onto another server's name: %d %+v, want 409", code, out)
+	}
+	t.Logf("wwwRedirect: %s", out.Error.Message)
+}

@@ -1,0 +1,73 @@
+package fleet
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// TestJournalKeepsDeltasAndReplays: after a whole state, the states of the same chain
+// are appended to the journal as deltas and a new follower loads the newest; a torn last
+// line is ignored; a new chain (a snapshot from the feed) writes a whole state again and
+// drops the journal.
+func TestJournalKeepsDeltasAndReplays(t *testing.T) {
+	dir := t.TempDir()
+	s7 := api.NewState()
+	s7.Revision = 7
+	s7.Backends["web"] = &api.Backend{Name: "web", Version: 7}
+	s7.Backends["old"] = &api.Backend{Name: "old", Version: 7}
+	s7.Certificates["shop"] = &api.Certificate{Name: "shop", Key: "KEY", Version: 3}
+	s8 := s7.Clone()
+	s8.Revision = 8
+	s8.Backends["web"] = &api.Backend{Name: "web", Version: 8}
+	delete(s8.Backends, "old")
+	s9 := s8.Clone()
+	s9.Revision = 9
+	s9.Backends["new"] = &api.Backend{Name: "new", Version: 9}
+
+	var d onDisk
+	for _, st := range []*api.State{s7, s8, s9} {
+		if err := d.write(dir, heldState{st: st, chain: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func() *api.State {
+		t.Helper()
+		f := newTestFollower(t, dir)
+		if err := f.Load(); err != nil {
+			t.Fatal(err)
+		}
+		return f.Head()
+	}
+	if d.lines != 2 {
+		t.Fatalf("%d journal lines, want 2", d.lines)
+	}
+	h := load()
+	if h.Revision != 9 || h.Backends["web"].Version != 8 || h.Backends["old"] != nil || h.Backends["new"] == nil || h.Certificates["shop"].Key != "KEY" {
+		t.Fatalf("loaded %+v", h)
+	}
+	// A crash in the middle of an append: the line is cut short.
+	j, err := os.OpenFile(filepath.Join(dir, journalFile), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.WriteString(`{"type":"delta","revision":10,"backends":[{"na`)
+	j.Close()
+	if h := load(); h.Revision != 9 {
+		t.Fatalf("after a torn line: revision %d, want 9", h.Revision)
+	}
+	// Another chain at a lower revision: a whole state, and no journal left to replay.
+	other := api.NewState()
+	other.Revision = 3
+	if err := d.write(dir, heldState{st: other, chain: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, journalFile)); !os.IsNotExist(err) {
+		t.Fatalf("journal after a new chain: %v", err)
+	}
+	if h := load(); h.Revision != 3 || len(h.Backends) != 0 {
+		t.Fatalf("after a new chain: %+v", h)
+	}
+}

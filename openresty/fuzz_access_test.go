@@ -1,0 +1,167 @@
+package openresty_test
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty"
+)
+
+// accessInput is every value of access lists, limits and the trusted proxy settings
+// (issue 11) that comes from a user. The CIDRs of lists reach Lua by a push, not the
+// conf; the bandwidth limits and the trusted proxies are directives. FuzzRenderAccess
+// extends FuzzRender's proof to them.
+type accessInput struct {
+	allow, deny, exempt, rate, rateAfter, realIPFrom, realIPHeader string
+}
+
+// benign maps the input to placeholders that make the same decisions in the renderer.
+func (in accessInput) benign() accessInput {
+	b := accessInput{allow: "10.0.0.0/8", deny: "10.0.0.1", exempt: "::1", rate: "1k"}
+	if in.rateAfter != "" {
+		b.rateAfter = "1m"
+	}
+	if in.realIPFrom != "" {
+		b.realIPFrom = "127.0.0.1"
+	}
+	if in.realIPHeader != "" {
+		b.realIPHeader = "X-Real-IP"
+	}
+	return b
+}
+
+func (in accessInput) config() api.Config {
+	s := api.DefaultSettings()
+	if in.realIPFrom != "" {
+		s.RealIPFrom = []string{in.realIPFrom}
+	}
+	s.RealIPHeader = in.realIPHeader
+	srv := api.Server{Name: "s", Hostnames: []string{"h.example"}, Locations: []api.Location{
+		{Path: "/a", Match: api.MatchPrefix, Backend: "b", Access: &api.AccessPolicy{Allow: []string{in.allow}, Deny: []string{in.deny}}},
+		{Path: "/a/b", Match: api.MatchPrefix, Backend: "b"},
+		{Path: "/c", Match: api.MatchExact, Backend: "b", Limits: &api.LocationLimits{RPS: 5, Exempt: []string{in.exempt},
+			Rate: in.rate, RateAfter: in.rateAfter}},
+	}}
+	return api.Config{Settings: s, Servers: []api.Server{srv}, Backends: []api.Backend{{Name: "b"}}}
+}
+
+// checkAccessNoInjection fails if accepted access lists, limits or trusted proxies change
+// the structure of nginx.conf, or their directives' values do not come back intact.
+func checkAccessNoInjection(t *testing.T, in accessInput) {
+	cfg := in.config()
+	if !valid(cfg) {
+		return
+	}
+	real, err := openresty.Render(cfg, fuzzOptions)
+	if err != nil {
+		t.Fatalf("api accepted %+v but Render refused it: %v", in, err)
+	}
+	placeholder, err := openresty.Render(in.benign().config(), fuzzOptions)
+	if err != nil {
+		t.Fatalf("render placeholders: %v", err)
+	}
+	got, err := tokenize(string(real))
+	if err != nil {
+		t.Fatalf("nginx would not parse the conf for %+v: %v\n%s", in, err, real)
+	}
+	want, _ := tokenize(string(placeholder))
+	shapes := func(ss []stmt) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = s.shape()
+		}
+		return out
+	}
+	if diff := cmp.Diff(shapes(want), shapes(got)); diff != "" {
+		t.Fatalf("%+v changed the structure of nginx.conf (-placeholders +input):\n%s", in, diff)
+	}
+	header := in.realIPHeader
+	if header == "" {
+		header = "X-Forwarded-For"
+	}
+	wantArgs := map[string][]string{"limit_rate": {in.rate}}
+	if in.rateAfter != "" {
+		wantArgs["limit_rate_after"] = []string{in.rateAfter}
+	}
+	if in.realIPFrom != "" {
+		wantArgs["set_real_ip_from"], wantArgs["real_ip_header"] = []string{in.realIPFrom}, []string{header}
+	}
+	for _, s := range got {
+		if w, ok := wantArgs[s.name]; ok {
+			if !cmp.Equal(s.args, w) {
+				t.Fatalf("%+v: %s %q after nginx's tokenizer, want %q", in, s.name, s.args, w)
+			}
+			delete(wantArgs, s.name)
+		}
+	}
+	if len(wantArgs) > 0 {
+		t.Fatalf("%+v: directives missing from the conf: %v", in, wantArgs)
+	}
+}
+
+var accessSeeds = []accessInput{
+	{"10.0.0.0/8", "10.1.2.3", "2001:db8::/32", "100k", "1m", "10.0.0.0/8", "X-Real-IP"},
+	{"::/0", "::1", "0.0.0.0/0", "1", "", "::1", ""},
+	{"10.0.0.0/8; allow all", "10.0.0.1\"", "::1}", "1k;", "1m\n", "127.0.0.1/32\" ;", "X-A;B"},
+	{"$remote_addr", "{", "#", "1 k", "$x", "0.0.0.0/0 ", "X Y"},
+}
+
+func FuzzRenderAccess(f *testing.F) {
+	for _, s := range accessSeeds {
+		f.Add(s.allow, s.deny, s.exempt, s.rate, s.rateAfter, s.realIPFrom, s.realIPHeader)
+	}
+	f.Fuzz(func(t *testing.T, allow, deny, exempt, rate, rateAfter, realIPFrom, realIPHeader string) {
+		checkAccessNoInjection(t, accessInput{allow, deny, exempt, rate, rateAfter, realIPFrom, realIPHeader})
+	})
+}
+
+// TestRenderAccessAddsNoDirective is FuzzRenderAccess's bounded sibling for every `go test`.
+func TestRenderAccessAddsNoDirective(t *testing.T) {
+	const soup = "0123456789abcdef:./km$;\"' {}#\n\\X-"
+	r := rand.New(rand.NewSource(12))
+	mutate := func(s string) string {
+		b := []byte(s)
+		for n := r.Intn(3); n > 0; n-- {
+			c := soup[r.Intn(len(soup))]
+			if len(b) > 0 && r.Intn(2) == 0 {
+				b[r.Intn(len(b))] = c
+			} else {
+				b = append(b, c)
+			}
+		}
+		return string(b)
+	}
+	accepted := 0
+	for i := 0; i < 3000; i++ {
+		in := accessSeeds[0]
+		switch r.Intn(7) {
+		case 0:
+			in.allow = mutate(in.allow)
+		case 1:
+			in.deny = mutate(in.deny)
+		case 2:
+			in.exempt = mutate(in.exempt)
+		case 3:
+			in.rate = mutate(in.rate)
+		case 4:
+			in.rateAfter = mutate(in.rateAfter)
+		case 5:
+			in.realIPFrom = mutate(in.realIPFrom)
+		case 6:
+			in.realIPHeader = mutate(in.realIPHeader)
+		}
+		if valid(in.config()) {
+			accepted++
+		}
+		checkAccessNoInjection(t, in)
+	}
+	for _, s := range accessSeeds {
+		checkAccessNoInjection(t, s)
+	}
+	if accepted < 300 {
+		t.Fatalf("only %d of 3000 inputs were valid: the test exercises too little", accepted)
+	}
+	t.Logf("%d of 3000 inputs accepted and rendered without a new directive", accepted)
+}

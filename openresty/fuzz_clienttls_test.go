@@ -1,0 +1,157 @@
+package openresty_test
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty"
+)
+
+// clientTLSInput is every value of a server's clientTLS (issue 11) that comes from a user.
+// FuzzRenderClientTLS extends FuzzRender's proof to them.
+type clientTLSInput struct {
+	ca, verify, errorPage string
+	depth                 int
+	pass                  bool
+}
+
+// benign maps the input to placeholders that make the same decisions in the renderer: the
+// mode, depth and pass flag are enumerations and numbers the renderer branches on.
+func (in clientTLSInput) benign() clientTLSInput {
+	b := clientTLSInput{ca: "c", verify: in.verify, depth: 1, pass: in.pass}
+	if in.errorPage != "" {
+		b.errorPage = "https://e"
+	}
+	return b
+}
+
+var caFingerprint = strings.Repeat("cd", 32)
+
+func (in clientTLSInput) config() api.Config {
+	srv := api.Server{Name: "s", Hostnames: []string{"h.example"}, TLS: &api.ServerTLS{Certificate: "t"},
+		ClientTLS: &api.ClientTLS{CACertificate: in.ca, Verify: in.verify, Depth: in.depth, ErrorPage: in.errorPage, PassCertificateToUpstream: in.pass},
+		Locations: []api.Location{{Path: "/a", Match: api.MatchPrefix, Backend: "b"}, {Path: "/", Match: api.MatchPrefix, Backend: "b"}}}
+	return api.Config{Settings: api.DefaultSettings(), Servers: []api.Server{srv}, Backends: []api.Backend{{Name: "b"}},
+		Certificates:   []api.Certificate{{Name: "t"}},
+		CACertificates: []api.CACertificate{{Name: in.ca, Fingerprint: caFingerprint}}}
+}
+
+// checkClientTLSNoInjection fails if an accepted clientTLS changes the structure of
+// nginx.conf or does not come back from nginx's tokenizer intact.
+func checkClientTLSNoInjection(t *testing.T, in clientTLSInput) {
+	cfg := in.config()
+	if !valid(cfg) {
+		return
+	}
+	real, err := openresty.Render(cfg, fuzzOptions)
+	if err != nil {
+		t.Fatalf("api accepted %+v but Render refused it: %v", in, err)
+	}
+	placeholder, err := openresty.Render(in.benign().config(), fuzzOptions)
+	if err != nil {
+		t.Fatalf("render placeholders: %v", err)
+	}
+	got, err := tokenize(string(real))
+	if err != nil {
+		t.Fatalf("nginx would not parse the conf for %+v: %v\n%s", in, err, real)
+	}
+	want, err := tokenize(string(placeholder))
+	if err != nil {
+		t.Fatalf("tokenize placeholders: %v", err)
+	}
+	shapes := func(ss []stmt) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = s.shape()
+		}
+		return out
+	}
+	if diff := cmp.Diff(shapes(want), shapes(got)); diff != "" {
+		t.Fatalf("%+v changed the structure of nginx.conf (-placeholders +input):\n%s", in, diff)
+	}
+	verify := in.verify
+	if verify == "" {
+		verify = api.VerifyOn
+	}
+	seen := map[string]bool{}
+	for _, s := range got {
+		switch s.name {
+		case "ssl_verify_client":
+			seen["verify"] = cmp.Equal(s.args, []string{verify})
+		case "ssl_client_certificate":
+			seen["ca"] = cmp.Equal(s.args, []string{fuzzOptions.Prefix + "/ca/" + caFingerprint + ".pem"})
+		case "error_page":
+			seen["errorPage"] = cmp.Equal(s.args, []string{"495", "496", "=", in.errorPage})
+		}
+	}
+	for _, k := range []string{"verify", "ca"} {
+		if !seen[k] {
+			t.Fatalf("%+v: the %s does not survive nginx's tokenizer intact:\n%s", in, k, real)
+		}
+	}
+	if in.errorPage != "" && !seen["errorPage"] {
+		t.Fatalf("%+v: the error page does not survive nginx's tokenizer intact", in)
+	}
+}
+
+var clientTLSSeeds = []clientTLSInput{
+	{"clients", "on", "https://login.example.com/cert?from=proxy&x=1", 2, true},
+	{"c", "", "", 0, false},
+	{"c", "optional_no_ca", "http://[::1]:8080/p", 10, false},
+	{`c"; ssl_verify_client off; #`, "on; return 200", "https://e/$ssl_client_s_dn", 1, true},
+	{"c", "off", "https://e/a b\";\n}", 11, false},
+}
+
+func FuzzRenderClientTLS(f *testing.F) {
+	for _, s := range clientTLSSeeds {
+		f.Add(s.ca, s.verify, s.errorPage, s.depth, s.pass)
+	}
+	f.Fuzz(func(t *testing.T, ca, verify, errorPage string, depth int, pass bool) {
+		checkClientTLSNoInjection(t, clientTLSInput{ca, verify, errorPage, depth, pass})
+	})
+}
+
+// TestRenderClientTLSAddsNoDirective is FuzzRenderClientTLS's bounded sibling for every
+// `go test`.
+func TestRenderClientTLSAddsNoDirective(t *testing.T) {
+	const soup = "abz09/._-~!&'()*+,=:@%$^|?[]{}\\\"; #\t\nxX*"
+	r := rand.New(rand.NewSource(11))
+	word := func(prefix string) string {
+		b := []byte(prefix)
+		for n := r.Intn(8); n > 0; n-- {
+			b = append(b, soup[r.Intn(len(soup))])
+		}
+		return string(b)
+	}
+	modes := []string{"", "on", "optional", "optional_no_ca", "off"}
+	accepted := 0
+	for i := 0; i < 2000; i++ {
+		in := clientTLSSeeds[0]
+		in.verify = modes[r.Intn(len(modes))]
+		in.pass = r.Intn(2) == 0
+		switch r.Intn(4) {
+		case 0:
+			in.ca = word("c")
+		case 1:
+			in.errorPage = word("https://e/")
+		case 2:
+			in.verify = word("o")
+		case 3:
+			in.depth = r.Intn(14) - 2
+		}
+		if valid(in.config()) {
+			accepted++
+		}
+		checkClientTLSNoInjection(t, in)
+	}
+	for _, s := range clientTLSSeeds {
+		checkClientTLSNoInjection(t, s)
+	}
+	if accepted < 300 {
+		t.Fatalf("only %d of 2000 inputs were valid: the test exercises too little", accepted)
+	}
+	t.Logf("%d of 2000 inputs accepted and rendered without a new directive", accepted)
+}

@@ -1,0 +1,148 @@
+package openresty_test
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty"
+)
+
+// httpInput is every user value of the CORS and redirect policies (issue 11) that reaches
+// nginx.conf or its Lua. FuzzRenderHTTPPolicy extends FuzzRender's proof to them.
+type httpInput struct {
+	origin, method, header, expose, url, appRoot string
+}
+
+// benign maps the input to placeholders that make the same decisions in the renderer.
+func (in httpInput) benign() httpInput {
+	b := httpInput{origin: "https://o.test", method: "GET", header: "X", expose: "X", url: "https://r", appRoot: "/a"}
+	if len(in.url) > 0 && in.url[0] == '/' {
+		b.url = "/r"
+	}
+	if in.appRoot == "" {
+		b.appRoot = ""
+	}
+	return b
+}
+
+func (in httpInput) config() api.Config {
+	srv := api.Server{Name: "s", Hostnames: []string{"h.example"}, AppRoot: in.appRoot, WWWRedirect: true, ForceSSLRedirect: true,
+		Locations: []api.Location{
+			{Path: "/a", Match: api.MatchPrefix, Backend: "b", CORS: &api.CORS{AllowOrigins: []string{in.origin},
+				AllowMethods: []string{in.method}, AllowHeaders: []string{in.header}, ExposeHeaders: []string{in.expose}}},
+			{Path: "/a/b", Match: api.MatchPrefix, Backend: "b"},
+			{Path: "/c", Match: api.MatchExact, Redirect: &api.Redirect{URL: in.url, Code: 308}},
+		}}
+	return api.Config{Settings: api.DefaultSettings(), Servers: []api.Server{srv}, Backends: []api.Backend{{Name: "b"}}}
+}
+
+// checkHTTPNoInjection fails if an accepted CORS or redirect policy changes the structure
+// of nginx.conf, or its redirect URL or app root does not come back intact.
+func checkHTTPNoInjection(t *testing.T, in httpInput) {
+	cfg := in.config()
+	if !valid(cfg) {
+		return
+	}
+	real, err := openresty.Render(cfg, fuzzOptions)
+	if err != nil {
+		t.Fatalf("api accepted %+v but Render refused it: %v", in, err)
+	}
+	placeholder, err := openresty.Render(in.benign().config(), fuzzOptions)
+	if err != nil {
+		t.Fatalf("render placeholders: %v", err)
+	}
+	got, err := tokenize(string(real))
+	if err != nil {
+		t.Fatalf("nginx would not parse the conf for %+v: %v\n%s", in, err, real)
+	}
+	want, err := tokenize(string(placeholder))
+	if err != nil {
+		t.Fatalf("tokenize placeholders: %v", err)
+	}
+	shapes := func(ss []stmt) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = s.shape()
+		}
+		return out
+	}
+	if diff := cmp.Diff(shapes(want), shapes(got)); diff != "" {
+		t.Fatalf("%+v changed the structure of nginx.conf (-placeholders +input):\n%s", in, diff)
+	}
+	seen := map[string]bool{}
+	for _, s := range got {
+		switch {
+		case s.name == "return" && len(s.args) == 2 && s.args[0] == "308" && in.url[0] != '/':
+			seen["url"] = cmp.Equal(s.args[1:], []string{in.url})
+		case s.name == "set" && s.args[0] == "$rp_redirect":
+			seen["url"] = cmp.Equal(s.args[1:], []string{in.url})
+		case s.name == "set" && s.args[0] == "$rp_app_root":
+			seen["appRoot"] = cmp.Equal(s.args[1:], []string{in.appRoot})
+		}
+	}
+	if !seen["url"] || (in.appRoot != "" && !seen["appRoot"]) {
+		t.Fatalf("%+v: the redirect URL or app root does not survive nginx's tokenizer intact:\n%s", in, real)
+	}
+}
+
+var httpSeeds = []httpInput{
+	{"https://app.example.com", "GET", "Content-Type", "X-Request-Id", "https://new.example.com/x?y=1", "/app"},
+	{"https://*.example.com:8443", "PATCH", "X", "Y", "/new?a=1", "/a/b"},
+	{"*", "GET", "X", "X", "http://[::1]:8080/p", "/x"},
+	{`https://a.test"]]..os.exit()--`, "GET;", "X;Y", "X}", "https://a/$request_uri", "/a b"},
+	{"https://a.test\n", "G\"", "X", "X", "/a\"; return 200 \"", "/a;b"},
+}
+
+func FuzzRenderHTTPPolicy(f *testing.F) {
+	for _, s := range httpSeeds {
+		f.Add(s.origin, s.method, s.header, s.expose, s.url, s.appRoot)
+	}
+	f.Fuzz(func(t *testing.T, origin, method, header, expose, url, appRoot string) {
+		checkHTTPNoInjection(t, httpInput{origin, method, header, expose, url, appRoot})
+	})
+}
+
+// TestRenderHTTPPolicyAddsNoDirective is FuzzRenderHTTPPolicy's bounded sibling for every
+// `go test`.
+func TestRenderHTTPPolicyAddsNoDirective(t *testing.T) {
+	const soup = "abz09/._-~!&'()*+,=:@%$^|?[]{}\\\"; #\t\nxX*"
+	r := rand.New(rand.NewSource(11))
+	word := func(prefix string) string {
+		b := []byte(prefix)
+		for n := r.Intn(8); n > 0; n-- {
+			b = append(b, soup[r.Intn(len(soup))])
+		}
+		return string(b)
+	}
+	accepted := 0
+	for i := 0; i < 3000; i++ {
+		in := httpSeeds[i%2]
+		switch r.Intn(6) {
+		case 0:
+			in.origin = word("https://")
+		case 1:
+			in.method = word("G")
+		case 2:
+			in.header = word("X")
+		case 3:
+			in.expose = word("X")
+		case 4:
+			in.url = word([]string{"https://a", "/"}[r.Intn(2)])
+		case 5:
+			in.appRoot = word("/")
+		}
+		if valid(in.config()) {
+			accepted++
+		}
+		checkHTTPNoInjection(t, in)
+	}
+	for _, s := range httpSeeds {
+		checkHTTPNoInjection(t, s)
+	}
+	if accepted < 300 {
+		t.Fatalf("only %d of 3000 inputs were valid: the test exercises too little", accepted)
+	}
+	t.Logf("%d of 3000 inputs accepted and rendered without a new directive", accepted)
+}

@@ -1,0 +1,168 @@
+package openresty_test
+
+import (
+	"math/rand"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty"
+)
+
+// proxyInput is every value of a location's proxy, retry and errors policies (issue 11)
+// that reaches nginx.conf and comes from a user. FuzzRenderProxy extends FuzzRender's
+// proof to them.
+type proxyInput struct {
+	bodySize, bufferSize, buffering, condition, timeout, errBackend, origin string
+	code                                                                    int
+}
+
+// benign maps the input to placeholders that make the same decisions in the renderer.
+func (in proxyInput) benign() proxyInput {
+	b := proxyInput{bodySize: "1k", bufferSize: "4k", buffering: "on", condition: "error", timeout: "1s",
+		errBackend: "e", origin: "o", code: 404}
+	// An empty optional value leaves its directive out, in the placeholders too.
+	for _, f := range []struct{ in, b *string }{{&in.bodySize, &b.bodySize}, {&in.bufferSize, &b.bufferSize},
+		{&in.buffering, &b.buffering}, {&in.timeout, &b.timeout}} {
+		if *f.in == "" {
+			*f.b = ""
+		}
+	}
+	return b
+}
+
+func (in proxyInput) config() api.Config {
+	loc := api.Location{Path: "/a", Match: api.MatchPrefix, Backend: "b",
+		Proxy: &api.ProxyPolicy{BodySize: in.bodySize, ClientBodyBufferSize: in.bodySize, Buffering: in.buffering,
+			BufferSize: in.bufferSize, RequestBuffering: in.buffering, MaxTempFileSize: "0"},
+		Retry: &api.RetryPolicy{NextUpstream: []string{in.condition}, Tries: 3, Timeout: in.timeout},
+		Errors: &api.ErrorsPolicy{Codes: []int{in.code}, Backend: in.errBackend,
+			Origin: &api.ErrorsOrigin{Namespace: in.origin, Ingress: in.origin, Service: in.origin, ServicePort: in.origin}}}
+	srv := api.Server{Name: "s", Hostnames: []string{"h.example"}, Locations: []api.Location{loc,
+		{Path: "/c", Match: api.MatchExact, Backend: "b", Retry: loc.Retry, Errors: loc.Errors}}}
+	return api.Config{Settings: api.DefaultSettings(), Servers: []api.Server{srv},
+		Backends: []api.Backend{{Name: "b"}, {Name: in.errBackend}}}
+}
+
+// checkProxyNoInjection fails if an accepted policy changes the structure of nginx.conf
+// or does not come back from nginx's tokenizer intact.
+func checkProxyNoInjection(t *testing.T, in proxyInput) {
+	cfg := in.config()
+	if !valid(cfg) {
+		return
+	}
+	real, err := openresty.Render(cfg, fuzzOptions)
+	if err != nil {
+		t.Fatalf("api accepted %+v but Render refused it: %v", in, err)
+	}
+	placeholder, err := openresty.Render(in.benign().config(), fuzzOptions)
+	if err != nil {
+		t.Fatalf("render placeholders: %v", err)
+	}
+	got, err := tokenize(string(real))
+	if err != nil {
+		t.Fatalf("nginx would not parse the conf for %+v: %v\n%s", in, err, real)
+	}
+	want, err := tokenize(string(placeholder))
+	if err != nil {
+		t.Fatalf("tokenize placeholders: %v", err)
+	}
+	shapes := func(ss []stmt) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = s.shape()
+		}
+		return out
+	}
+	if diff := cmp.Diff(shapes(want), shapes(got)); diff != "" {
+		t.Fatalf("%+v changed the structure of nginx.conf (-placeholders +input):\n%s", in, diff)
+	}
+	wantArgs := map[string][]string{
+		"client_max_body_size": {in.bodySize}, "proxy_buffering": {in.buffering},
+		"proxy_buffers": {"4", in.bufferSize}, "proxy_next_upstream": {in.condition},
+		"proxy_next_upstream_timeout": {in.timeout}, "error_page": {strconv.Itoa(in.code), "=", "@restyplane_error_0"},
+	}
+	for name, args := range wantArgs {
+		if args[len(args)-1] == "" {
+			delete(wantArgs, name) // an empty value renders no directive
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range got {
+		if w, ok := wantArgs[s.name]; ok && s.depth > 2 {
+			if !cmp.Equal(s.args, w) {
+				t.Fatalf("%+v: %s %q after nginx's tokenizer, want %q", in, s.name, s.args, w)
+			}
+			seen[s.name] = true
+		}
+		if s.name == "set" && s.depth > 2 && s.args[0] == "$rp_error_namespace" && !cmp.Equal(s.args[1:], []string{in.origin}) {
+			t.Fatalf("%+v: origin %q after nginx's tokenizer", in, s.args[1:])
+		}
+	}
+	for name := range wantArgs {
+		if !seen[name] {
+			t.Fatalf("%+v: no %s in a location:\n%s", in, name, real)
+		}
+	}
+}
+
+var proxySeeds = []proxyInput{
+	{"10m", "8k", "off", "http_503", "10s", "pages", "shop", 503},
+	{"0", "1g", "on", "non_idempotent", "0s", "a.b", "x-1", 404},
+	{`1k"; return 200 "x`, "8k;", "on;", "error timeout", "1s}", "a;b", `o" x`, 99},
+	{"1K", "16M", "off", "$host", "5m", "x y", "o\n", 600},
+}
+
+func FuzzRenderProxy(f *testing.F) {
+	for _, s := range proxySeeds {
+		f.Add(s.bodySize, s.bufferSize, s.buffering, s.condition, s.timeout, s.errBackend, s.origin, s.code)
+	}
+	f.Fuzz(func(t *testing.T, body, buf, buffering, cond, timeout, errBackend, origin string, code int) {
+		checkProxyNoInjection(t, proxyInput{body, buf, buffering, cond, timeout, errBackend, origin, code})
+	})
+}
+
+// TestRenderProxyAddsNoDirective is FuzzRenderProxy's bounded sibling for every `go test`.
+func TestRenderProxyAddsNoDirective(t *testing.T) {
+	const soup = "abz09kmgKMG/._-~!&'()*+,=:@%$^|?[]{}\\\"; #\t\nxX*"
+	r := rand.New(rand.NewSource(12))
+	word := func(prefix string) string {
+		b := []byte(prefix)
+		for n := r.Intn(6); n > 0; n-- {
+			b = append(b, soup[r.Intn(len(soup))])
+		}
+		return string(b)
+	}
+	accepted := 0
+	for i := 0; i < 3000; i++ {
+		in := proxySeeds[0]
+		switch r.Intn(7) {
+		case 0:
+			in.bodySize = word("1")
+		case 1:
+			in.bufferSize = word("8")
+		case 2:
+			in.buffering = word("o")
+		case 3:
+			in.condition = word("http_")
+		case 4:
+			in.timeout = word("1")
+		case 5:
+			in.errBackend = word("p")
+		case 6:
+			in.origin = word("s")
+		}
+		if valid(in.config()) {
+			accepted++
+		}
+		checkProxyNoInjection(t, in)
+	}
+	for _, s := range proxySeeds {
+		checkProxyNoInjection(t, s)
+	}
+	if accepted < 300 {
+		t.Fatalf("only %d of 3000 inputs were valid: the test exercises too little", accepted)
+	}
+	t.Logf("%d of 3000 inputs accepted and rendered without a new directive", accepted)
+}

@@ -1,0 +1,176 @@
+package openresty_test
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty"
+)
+
+// upstreamInput is every user value of the upstream policies (issue 11) that reaches
+// nginx.conf: a backend's CA bundle, server name and client certificate names, a
+// location's upstreamHost and forwardedPrefix, and the protocol.
+type upstreamInput struct {
+	protocol, ca, serverName, clientCert, host, prefix string
+}
+
+// benign maps the input to placeholders that make the same decisions in the renderer.
+func (in upstreamInput) benign() upstreamInput {
+	b := upstreamInput{protocol: in.protocol, ca: "c", clientCert: "k"}
+	if in.serverName != "" {
+		b.serverName = "s.example"
+	}
+	if in.host != "" {
+		b.host = "h.example"
+	}
+	if in.prefix != "" {
+		b.prefix = "/p"
+	}
+	return b
+}
+
+func (in upstreamInput) config() api.Config {
+	tls := &api.UpstreamTLS{Verify: true, CACertificate: in.ca, ServerName: in.serverName, SNI: true, ClientCertificate: in.clientCert}
+	srv := api.Server{Name: "s", Hostnames: []string{"h.example"}, Locations: []api.Location{
+		{Path: "/a", Match: api.MatchPrefix, Backend: "b", UpstreamHost: in.host, ForwardedPrefix: in.prefix},
+		{Path: "/", Match: api.MatchPrefix, Backend: "b", Rewrite: "/v1", UpstreamHost: in.host},
+		{Path: "/plain", Match: api.MatchExact, Backend: "p", ForwardedPrefix: in.prefix},
+	}}
+	return api.Config{Settings: api.DefaultSettings(), Servers: []api.Server{srv},
+		Backends:       []api.Backend{{Name: "b", Protocol: in.protocol, UpstreamTLS: tls}, {Name: "p"}},
+		CACertificates: []api.CACertificate{{Name: in.ca, Fingerprint: strings.Repeat("ab", 32)}},
+		Certificates:   []api.Certificate{{Name: in.clientCert, Cert: "c", Key: "k"}}}
+}
+
+// checkUpstreamNoInjection fails if an accepted upstream policy changes the structure of
+// nginx.conf or does not come back from nginx's tokenizer intact.
+func checkUpstreamNoInjection(t *testing.T, in upstreamInput) {
+	cfg := in.config()
+	if !valid(cfg) {
+		return
+	}
+	real, err := openresty.Render(cfg, fuzzOptions)
+	if err != nil {
+		t.Fatalf("api accepted %+v but Render refused it: %v", in, err)
+	}
+	placeholder, err := openresty.Render(in.benign().config(), fuzzOptions)
+	if err != nil {
+		t.Fatalf("render placeholders: %v", err)
+	}
+	got, err := tokenize(string(real))
+	if err != nil {
+		t.Fatalf("nginx would not parse the conf for %+v: %v\n%s", in, err, real)
+	}
+	want, err := tokenize(string(placeholder))
+	if err != nil {
+		t.Fatalf("tokenize placeholders: %v", err)
+	}
+	shapes := func(ss []stmt) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = s.shape()
+		}
+		return out
+	}
+	if diff := cmp.Diff(shapes(want), shapes(got)); diff != "" {
+		t.Fatalf("%+v changed the structure of nginx.conf (-placeholders +input):\n%s", in, diff)
+	}
+	mod := "proxy"
+	if in.protocol == api.ProtocolGRPCS {
+		mod = "grpc"
+	}
+	name := in.serverName
+	if name == "" {
+		name = in.host
+	}
+	if name == "" {
+		name = "$host"
+	}
+	seen := map[string]int{}
+	for _, s := range got {
+		switch {
+		case s.name == mod+"_ssl_name":
+			if !cmp.Equal(s.args, []string{name}) {
+				t.Fatalf("%+v: %s %q, want %q", in, s.name, s.args, name)
+			}
+			seen["name"]++
+		case strings.HasSuffix(s.name, "_set_header") && s.args[0] == "Host" && in.host != "":
+			if s.args[1] != in.host && s.args[1] != "$host" {
+				t.Fatalf("%+v: Host %q", in, s.args[1])
+			}
+			seen["host"]++
+		case strings.HasSuffix(s.name, "_set_header") && s.args[0] == "X-Forwarded-Prefix":
+			if !cmp.Equal(s.args[1:], []string{in.prefix}) {
+				t.Fatalf("%+v: X-Forwarded-Prefix %q", in, s.args[1:])
+			}
+			seen["prefix"]++
+		case s.name == mod+"_ssl_trusted_certificate":
+			seen["ca"]++
+		case s.name == mod+"_ssl_certificate" && strings.Contains(s.args[0], "/upstream-certs/"+in.clientCert+"-"):
+			seen["cert"]++
+		}
+	}
+	if seen["name"] != 2 || seen["ca"] != 2 || seen["cert"] != 2 || in.prefix != "" && seen["prefix"] != 2 || in.host != "" && seen["host"] < 2 {
+		t.Fatalf("%+v: the upstream values do not survive nginx's tokenizer intact (%v):\n%s", in, seen, real)
+	}
+}
+
+var upstreamSeeds = []upstreamInput{
+	{"https", "internal-ca", "api.internal", "proxy-client", "api.internal", "/shop"},
+	{"grpcs", "ca", "", "c", "", ""},
+	{"https", "a;b", "x\"; return 200 \"", "k}", "h.example;", "/a b"},
+	{"grpcs", "c", "s.example", "k", "$host", "/a{b}"},
+}
+
+func FuzzRenderUpstream(f *testing.F) {
+	for _, s := range upstreamSeeds {
+		f.Add(s.protocol, s.ca, s.serverName, s.clientCert, s.host, s.prefix)
+	}
+	f.Fuzz(func(t *testing.T, protocol, ca, serverName, clientCert, host, prefix string) {
+		checkUpstreamNoInjection(t, upstreamInput{protocol, ca, serverName, clientCert, host, prefix})
+	})
+}
+
+// TestRenderUpstreamAddsNoDirective is FuzzRenderUpstream's bounded sibling for every
+// `go test`.
+func TestRenderUpstreamAddsNoDirective(t *testing.T) {
+	const soup = "abz09/._-~!&'()*+,=:@%$^|?[]{}\\\"; #\t\nxX*"
+	r := rand.New(rand.NewSource(12))
+	word := func(prefix string) string {
+		b := []byte(prefix)
+		for n := r.Intn(8); n > 0; n-- {
+			b = append(b, soup[r.Intn(len(soup))])
+		}
+		return string(b)
+	}
+	accepted := 0
+	for i := 0; i < 3000; i++ {
+		in := upstreamSeeds[i%2]
+		switch r.Intn(5) {
+		case 0:
+			in.ca = word("c")
+		case 1:
+			in.serverName = word("s")
+		case 2:
+			in.clientCert = word("k")
+		case 3:
+			in.host = word("h")
+		case 4:
+			in.prefix = word("/")
+		}
+		if valid(in.config()) {
+			accepted++
+		}
+		checkUpstreamNoInjection(t, in)
+	}
+	for _, s := range upstreamSeeds {
+		checkUpstreamNoInjection(t, s)
+	}
+	if accepted < 300 {
+		t.Fatalf("only %d of 3000 inputs were valid: the test exercises too little", accepted)
+	}
+	t.Logf("%d of 3000 inputs accepted and rendered without a new directive", accepted)
+}

@@ -1,0 +1,136 @@
+-- restyplane.policy enforces a location's access lists and limits per client address in
+-- its access phase (access_by_lua names the policy). The policies are pushed by the
+-- applier into the restyplane_policies shared dict; each worker keeps a compiled copy and
+-- compiles again only when the policy's version in the dict moved, so a change of list or
+-- rate reaches traffic on the next request without a reload.
+local json = require("restyplane.json")
+local cidr = require("restyplane.cidr")
+local limit = require("restyplane.limit")
+local versioned = require("restyplane.versioned")
+
+local store = versioned.new(ngx.shared.restyplane_policies, "p")
+local _M = {}
+
+local cache = {}
+
+local function num(v)
+    if type(v) == "number" and v > 0 then
+        return v
+    end
+    return nil
+end
+
+-- compile turns a pushed policy into matchers and numbers.
+local function compile(p, ver)
+    local c = { version = ver, name = p.name, status = num(p.status) or 429 }
+    local err
+    for _, k in ipairs({ "allow", "deny", "exempt" }) do
+        c[k], err = cidr.compile(p[k])
+        if err then
+            return nil, err
+        end
+    end
+    local mult = num(p.burstMultiplier) or 5
+    if num(p.rps) then
+        c.rps, c.rps_burst = p.rps, p.rps * mult
+    end
+    if num(p.rpm) then
+        c.rpm, c.rpm_burst = p.rpm / 60, p.rpm * mult
+    end
+    c.conns = num(p.connections)
+    return c
+end
+
+local function get(name)
+    local ver = store:version(name)
+    if not ver then
+        return nil
+    end
+    local c = cache[name]
+    if c and c.version == ver then
+        return c
+    end
+    local raw = store:body(name)
+    local p = raw and json.decode(raw)
+    if type(p) ~= "table" then
+        return nil
+    end
+    local err
+    c, err = compile(p, ver)
+    if not c then
+        ngx.log(ngx.ERR, "restyplane: policy ", name, ": ", err)
+        return nil
+    end
+    cache[name] = c
+    return c
+end
+
+-- access enforces the named policy: 403 for an address the lists refuse, the policy's
+-- status past a limit. A policy the conf names but that was never pushed (shared memory
+-- emptied by a restart, before the applier's full push) fails closed with 503.
+function _M.access(name)
+    local p = get(name)
+    if not p then
+        ngx.log(ngx.ERR, "restyplane: policy ", name, " has not been pushed")
+        return ngx.exit(503)
+    end
+    local addr = cidr.normalize(ngx.var.binary_remote_addr or "")
+    if p.deny and cidr.match(p.deny, addr) then
+        return ngx.exit(403)
+    end
+    if p.allow and not cidr.match(p.allow, addr) then
+        return ngx.exit(403)
+    end
+    if not (p.rps or p.rpm or p.conns) or (p.exempt and cidr.match(p.exempt, addr)) then
+        return
+    end
+    local key = name .. "|" .. addr
+    if p.rps and not limit.rate("s|" .. key, p.rps, p.rps_burst) then
+        return ngx.exit(p.status)
+    end
+    if p.rpm and not limit.rate("m|" .. key, p.rpm, p.rpm_burst) then
+        return ngx.exit(p.status)
+    end
+    if p.conns then
+        if not limit.enter("c|" .. key, p.conns) then
+            return ngx.exit(p.status)
+        end
+        ngx.ctx.rp_conn = "c|" .. key
+    end
+end
+
+-- log lets out the connection access counted in (the http-level log phase calls it).
+function _M.log()
+    local key = ngx.ctx.rp_conn
+    if key then
+        limit.leave(key)
+    end
+end
+
+local function valid_name(n)
+    return type(n) == "string" and #n <= 160 and n:match("^[a-z0-9][a-z0-9._-]*/%d+$") ~= nil
+end
+
+-- put stores pushed policies at version and deletes the named ones; with replace every
+-- other policy goes too.
+function _M.put(version, list, deleted, replace)
+    local items = {}
+    for i, p in ipairs(list) do
+        if type(p) ~= "table" or not valid_name(p.name) then
+            return nil, "a policy needs a name <server>/<location index>"
+        end
+        local _, err = compile(p, version)
+        if err then
+            return nil, "policy " .. p.name .. ": " .. err
+        end
+        items[i] = { name = p.name, body = json.encode(p) }
+    end
+    return store:write("policy", version, items, deleted, replace)
+end
+
+-- list returns the names of the stored policies.
+function _M.list()
+    return store:names()
+end
+
+return _M

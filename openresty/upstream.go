@@ -1,0 +1,130 @@
+package openresty
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Upstream protocols (policies, issue 11). Each protocol, and each TLS policy, has an
+// upstream block of its own, all balanced by the same Lua balancer: nginx keeps idle
+// upstream connections per block and matches them by address alone, so a plain HTTP/1.1
+// request must never be handed a kept TLS or HTTP/2 connection to the same endpoint, nor
+// one TLS policy a connection another verified (see tlsPolicyKey).
+
+// upstreamBlocks names the upstream block of each protocol.
+var upstreamBlocks = map[string]string{
+	api.ProtocolHTTP:  upstreamName,
+	api.ProtocolHTTPS: upstreamName + "_https",
+	api.ProtocolGRPC:  upstreamName + "_grpc",
+	api.ProtocolGRPCS: upstreamName + "_grpcs",
+}
+
+// upstreamView is how a location speaks to its backend's endpoints. The zero value is
+// plain HTTP. Every field is chosen here or validated by api; the template quotes them.
+type upstreamView struct {
+	// Scheme is proxy_pass's or grpc_pass's scheme and Block the upstream block.
+	Scheme, Block string
+	GRPC, TLS     bool
+	Verify, SNI   bool
+	// Trusted is the CA file, Cert and Key the client certificate's files.
+	Trusted, Cert, Key string
+	// Name is the name verified and sent as SNI; empty means the Host header sent.
+	Name string
+}
+
+// upstreamsOf makes the view of every backend whose protocol is not plain HTTP.
+func upstreamsOf(l layout, cfg api.Config) (map[string]upstreamView, error) {
+	cas, err := caFiles(l, cfg.CACertificates)
+	if err != nil {
+		return nil, err
+	}
+	certs := map[string]*api.Certificate{}
+	for i := range cfg.Certificates {
+		certs[cfg.Certificates[i].Name] = &cfg.Certificates[i]
+	}
+	ups := map[string]upstreamView{}
+	for i := range cfg.Backends {
+		b := &cfg.Backends[i]
+		if b.Protocol == "" || b.Protocol == api.ProtocolHTTP {
+			continue
+		}
+		block, ok := upstreamBlocks[b.Protocol]
+		if !ok {
+			return nil, fmt.Errorf("backend %q: protocol %q", b.Name, b.Protocol)
+		}
+		u := upstreamView{Scheme: b.Protocol, Block: block, GRPC: b.Protocol == api.ProtocolGRPC || b.Protocol == api.ProtocolGRPCS,
+			TLS: api.TLSProtocol(b.Protocol)}
+		if t := b.UpstreamTLS; t != nil && u.TLS {
+			u.Verify, u.SNI, u.Name = t.Verify, t.SNI, t.ServerName
+			if t.CACertificate != "" {
+				if u.Trusted, ok = cas[t.CACertificate]; !ok {
+					return nil, fmt.Errorf("backend %q: caCertificate %q is not in the config", b.Name, t.CACertificate)
+				}
+			}
+			if t.ClientCertificate != "" {
+				c := certs[t.ClientCertificate]
+				if c == nil {
+					return nil, fmt.Errorf("backend %q: certificate %q is not in the config", b.Name, t.ClientCertificate)
+				}
+				if u.Cert, u.Key, err = l.clientCertPaths(c); err != nil {
+					return nil, err
+				}
+			}
+		}
+		ups[b.Name] = u
+	}
+	return ups, nil
+}
+
+// clientCertPaths are where a certificate presented to upstreams lives: named by the
+// certificate's and key's contents, so that a rotation changes nginx.conf, and nginx,
+// which reads them when it parses the conf, reloads.
+func (l layout) clientCertPaths(c *api.Certificate) (cert, key string, err error) {
+	if err := api.ValidName("name", c.Name); err != nil {
+		return "", "", fmt.Errorf("certificate %q: %w", c.Name, err)
+	}
+	sum := sha256.Sum256([]byte(c.Cert + "\x00" + c.Key))
+	base := l.path("upstream-certs", c.Name+"-"+hex.EncodeToString(sum[:8]))
+	return base + ".crt", base + ".key", nil
+}
+
+// writeClientCerts writes the client certificates that backends present to their
+// endpoints, 0600 in a 0700 directory, unless they are there already.
+func (l layout) writeClientCerts(cfg api.Config) error {
+	used := map[string]bool{}
+	for _, b := range cfg.Backends {
+		if t := b.UpstreamTLS; t != nil && t.ClientCertificate != "" {
+			used[t.ClientCertificate] = true
+		}
+	}
+	if len(used) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(l.path("upstream-certs"), 0o700); err != nil {
+		return fmt.Errorf("create upstream-certs directory: %w", err)
+	}
+	for i := range cfg.Certificates {
+		c := &cfg.Certificates[i]
+		if !used[c.Name] || c.Key == "" {
+			continue
+		}
+		crt, key, err := l.clientCertPaths(c)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(key); err == nil {
+			continue
+		}
+		if err := writeFileAtomic(crt, []byte(c.Cert), 0o600); err != nil {
+			return fmt.Errorf("write certificate %s: %w", c.Name, err)
+		}
+		if err := writeFileAtomic(key, []byte(c.Key), 0o600); err != nil {
+			return fmt.Errorf("write certificate key %s: %w", c.Name, err)
+		}
+	}
+	return nil
+}

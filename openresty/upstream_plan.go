@@ -1,0 +1,42 @@
+package openresty
+
+import "github.com/restyplane/restyplane/api"
+
+// renderedBackends returns what nginx.conf needs of the backends: those of a protocol
+// other than plain HTTP, without their endpoints. Everything else in a backend is pushed
+// to the balancer, never rendered, and leaving it out keeps an endpoint change from
+// costing a render.
+func renderedBackends(all map[string]*api.Backend) map[string]*api.Backend {
+	out := map[string]*api.Backend{}
+	for name, b := range all {
+		if b.Protocol == "" || b.Protocol == api.ProtocolHTTP {
+			continue
+		}
+		out[name] = &api.Backend{Name: b.Name, Protocol: b.Protocol, UpstreamTLS: b.UpstreamTLS, Version: b.Version}
+	}
+	return out
+}
+
+// sameUpstreams reports whether two states speak to their backends alike: the same
+// protocol and upstream TLS for every backend that changed, and the same versions of the
+// client certificates any backend presents (their files are named by content).
+func sameUpstreams(a, b *api.State) bool {
+	for name, y := range b.Backends {
+		x := a.Backends[name]
+		switch {
+		case x == nil:
+			if y.Protocol != "" {
+				return false
+			}
+		case x.Version != y.Version && !api.SameUpstream(x, y):
+			return false
+		}
+		if t := y.UpstreamTLS; t != nil && t.ClientCertificate != "" {
+			cx, cy := a.Certificates[t.ClientCertificate], b.Certificates[t.ClientCertificate]
+			if cx == nil || cy == nil || cx.Version != cy.Version {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,110 @@
+package reconciler
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// Client certificate annotations (policies, issue 11): auth-tls-secret names a Secret of
+// the Ingress's own namespace whose ca.crt client certificates must chain to (see
+// casecret.go); the others tune the verification. nginx verifies in the TLS handshake,
+// per server block, so the policy is the host's: every Ingress routing on a host must
+// ask the same, and one that differs from the oldest is refused on that host.
+
+// clientTLSAnnotations are the names that need auth-tls-secret.
+var clientTLSAnnotations = []string{"auth-tls-verify-client", "auth-tls-verify-depth", "auth-tls-error-page", "auth-tls-pass-certificate-to-upstream"}
+
+// parseClientTLS reads the auth-tls-* annotations through get; it returns nil when the
+// Ingress asks for no client certificate. The caCertificate is named when the plan reads
+// the Secret.
+func parseClientTLS(get func(string) (string, bool)) (*api.ClientTLS, error) {
+	secret, ok := get("auth-tls-secret")
+	if !ok {
+		for _, n := range clientTLSAnnotations {
+			if _, ok := get(n); ok {
+				return nil, fmt.Errorf("annotation %s needs auth-tls-secret", n)
+			}
+		}
+		return nil, nil
+	}
+	for _, part := range strings.SplitN(secret, "/", 2) {
+		if api.ValidName("auth-tls-secret", part) != nil {
+			return nil, fmt.Errorf("annotation auth-tls-secret: %q is not a Secret name or namespace/name", printableValue(secret))
+		}
+	}
+	// ingress-nginx's defaults, spelled out so that the history holds what applies.
+	c := &api.ClientTLS{CACertificate: "x", Verify: api.VerifyOn, Depth: 1}
+	if v, ok := get("auth-tls-verify-client"); ok {
+		c.Verify = v
+	}
+	if v, ok := get("auth-tls-verify-depth"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("annotation auth-tls-verify-depth: %q is not a number 1-%d", v, api.MaxVerifyDepth)
+		}
+		c.Depth = n
+	}
+	c.ErrorPage, _ = get("auth-tls-error-page")
+	if v, ok := get("auth-tls-pass-certificate-to-upstream"); ok {
+		pass, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("annotation auth-tls-pass-certificate-to-upstream: %q is not true or false", v)
+		}
+		c.PassCertificateToUpstream = pass
+	}
+	// The same checks as a REST server's, with the annotation's names.
+	srv := api.Server{Name: "x", Hostnames: []string{"x"}, TLS: &api.ServerTLS{Certificate: "x"}, ClientTLS: c}
+	if err := srv.Validate(); err != nil {
+		return nil, fmt.Errorf("auth-tls annotations: %w", err)
+	}
+	c.CACertificate = ""
+	return c, nil
+}
+
+// planClientTLS makes the caCertificate of the Ingress's auth-tls-secret and checks that
+// every host it routes has a TLS entry: a client certificate is asked for in the TLS
+// handshake, and serving the host over plain HTTP only would drop the protection.
+func (p *plan) planClientTLS(snap *Snapshot, hosts []string) error {
+	c := p.ann.clientTLS
+	if c == nil {
+		return nil
+	}
+	key, err := secretAnnotation(p.ing, "auth-tls-secret")
+	if err != nil {
+		return err
+	}
+	name, err := p.caCertificateFor(snap, key)
+	if err != nil {
+		return fmt.Errorf("annotation auth-tls-secret: %w", err)
+	}
+	for _, h := range hosts {
+		if _, ok := p.tls[h]; !ok {
+			return fmt.Errorf("%w: auth-tls-secret asks for client certificates on host %s, which has no applied TLS entry in this Ingress; a client certificate is asked for in the TLS handshake", errRefusedAnnotation, h)
+		}
+	}
+	own := *c
+	own.CACertificate = name
+	p.clientTLS = &own
+	return nil
+}
+
+// clientTLSConflict says why a route of p may not join the host's server, "" if it may:
+// the host verifies clients as its oldest Ingress asked.
+func clientTLSConflict(hb *hostBuild, p *plan) string {
+	if hb == nil || api.SameClientTLS(hb.clientTLS, p.clientTLS) {
+		return ""
+	}
+	return fmt.Sprintf("older Ingress %s verifies client certificates on it %s, and this Ingress asks %s; every Ingress of a host must agree",
+		ingressKey(hb.source), describeClientTLS(hb.clientTLS), describeClientTLS(p.clientTLS))
+}
+
+func describeClientTLS(c *api.ClientTLS) string {
+	if c == nil {
+		return "not at all"
+	}
+	return fmt.Sprintf("(CA %s, verify %s, depth %d, error page %q, certificate to upstream %t)",
+		c.CACertificate, c.Verify, c.Depth, c.ErrorPage, c.PassCertificateToUpstream)
+}
