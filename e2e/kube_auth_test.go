@@ -63,9 +63,13 @@ func TestKubernetesAuth(t *testing.T) {
 // nginxAnn is ingress-nginx's annotation prefix.
 const nginxAnn = "nginx.ingress.kubernetes.io/"
 
-// waitFor waits until a request for host and path through the proxy answers code.
+// waitFor waits until the applier ran the head revision and then until a request for
+// host and path through the proxy answers code. An Applied Event says the Ingress is in
+// the history, not that it is live: during a reload, workers of the previous generation
+// still answer, so one answer of the new config is no proof that the next one will be.
 func (ki *kubeInstance) waitFor(host, path string, code int) {
 	ki.t.Helper()
+	ki.waitSynced()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		resp, body := ki.do(host, path)
