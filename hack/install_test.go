@@ -4,7 +4,6 @@ package hack_test
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/restyplane/restyplane/internal/rptest"
 )
 
 // stopsThings is what install.sh must never do: stop, disable or kill a service or process.
@@ -103,13 +104,8 @@ func installed(pkg string) bool {
 	return strings.Contains(string(out), "install ok installed")
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+// freePort returns a loopback port that was free a moment ago, outside the ephemeral range.
+func freePort(t *testing.T) int { return rptest.FreePort(t) }
 
 // waitPid returns the pid in the nginx pid file once the process lives.
 func waitPid(t *testing.T, file string) int {

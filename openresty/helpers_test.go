@@ -20,19 +20,12 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/internal/rptest"
 	"github.com/restyplane/restyplane/openresty"
 )
 
-// freePort returns a port that was free a moment ago: listen on :0, note it, close.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+// freePort returns a loopback port that was free a moment ago, outside the ephemeral range.
+func freePort(t *testing.T) int { return rptest.FreePort(t) }
 
 // startNginx starts a real nginx with the Lua module for cfg, in a fresh prefix, as
 // generation "1". It fails, never skips, when nginx or the Lua module is missing.

@@ -6,7 +6,6 @@ package rptest
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -52,17 +51,6 @@ func Main(m *testing.M) int {
 		os.RemoveAll(built.dir)
 	}
 	return code
-}
-
-// FreeAddr returns a loopback host:port that was free a moment ago.
-func FreeAddr(tb testing.TB) string {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("find a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // Options are what differs between the packages that start restyplane.
