@@ -44,8 +44,10 @@ type Options struct {
 }
 
 // Reporter says what the instance runs, for the reports: the applier's status and the
-// nginx counters.
-type Reporter func(ctx context.Context) api.Report
+// nginx counters. heartbeat is false for the report that follows an apply: that one is on
+// the way of every change to the fleet view, so it may leave out what only the periodic
+// reports need to carry (the per-server counters).
+type Reporter func(ctx context.Context, heartbeat bool) api.Report
 
 // Follower holds the newest state the control plane sent (or, until it answers, the last
 // applied one from disk) and implements the applier's Store.

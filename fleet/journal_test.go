@@ -71,3 +71,33 @@ func TestJournalKeepsDeltasAndReplays(t *testing.T) {
 		t.Fatalf("after a new chain: %+v", h)
 	}
 }
+
+// TestJournalRotatesWithItsFileKeptOpen: the journal file stays open between appends;
+// once it is full the whole state is written again and the appends that follow go to a
+// new journal, not to the removed one, so a new follower loads the newest state.
+func TestJournalRotatesWithItsFileKeptOpen(t *testing.T) {
+	dir := t.TempDir()
+	var d onDisk
+	defer d.closeJournal()
+	st := api.NewState()
+	last := int64(journalMaxLines + 5)
+	for rev := int64(1); rev <= last; rev++ {
+		st = st.Clone()
+		st.Revision = rev
+		st.Backends["web"] = &api.Backend{Name: "web", Version: rev}
+		if err := d.write(dir, heldState{st: st, chain: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Revision 1 was whole, 2 to journalMaxLines+1 journal lines, then whole again.
+	if got, want := d.lines, int(last)-journalMaxLines-2; got != want {
+		t.Fatalf("%d journal lines after the rotation, want %d", got, want)
+	}
+	f := newTestFollower(t, dir)
+	if err := f.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if h := f.Head(); h.Revision != last || h.Backends["web"].Version != last {
+		t.Fatalf("loaded revision %d (web at %d), want %d", h.Revision, h.Backends["web"].Version, last)
+	}
+}

@@ -21,6 +21,7 @@ type persistItem struct {
 // control plane and the fleet view wait for, and encoding and syncing a whole state on a
 // busy core ahead of it delayed every change's propagation.
 func (f *Follower) persistLoop(ctx context.Context) {
+	defer f.disk.closeJournal()
 	for {
 		var it persistItem
 		select {

@@ -18,28 +18,31 @@ func (f *Follower) reportLoop(ctx context.Context) {
 	t := time.NewTicker(f.opts.ReportEvery)
 	defer t.Stop()
 	for {
+		heartbeat := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-f.kick:
 		case <-t.C:
+			heartbeat = true
 		}
-		if err := f.sendReport(ctx); err != nil && ctx.Err() == nil {
+		if err := f.sendReport(ctx, heartbeat); err != nil && ctx.Err() == nil {
 			f.log.Debug("report", "err", err)
 		}
 	}
 }
 
 // sendReport posts what the reporter says with the apply records not yet reported; they
-// stay pending until a report carrying them got through.
-func (f *Follower) sendReport(ctx context.Context) error {
+// stay pending until a report carrying them got through. heartbeat is passed on to the
+// reporter.
+func (f *Follower) sendReport(ctx context.Context, heartbeat bool) error {
 	f.mu.Lock()
 	reporter, pending, upTo := f.reporter, append([]api.ApplyRecord(nil), f.pending...), f.records
 	f.mu.Unlock()
 	defer f.reported(upTo)
 	var rep api.Report
 	if reporter != nil {
-		rep = reporter(ctx)
+		rep = reporter(ctx, heartbeat)
 	}
 	rep.Version, rep.Applies = f.opts.Version, pending
 	body, err := json.Marshal(rep)

@@ -60,13 +60,8 @@ func (s *Store) recordReport(ctx context.Context, tx *sqlx.Tx, name string, rep 
 		}
 		last = sql.NullInt64{Int64: rec.ID, Valid: true}
 	}
-	const q = `INSERT INTO instances (name, version, first_seen, last_seen, applied, rejected, state, last_apply_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (name) DO UPDATE SET version = excluded.version, last_seen = excluded.last_seen,
-			applied = excluded.applied, rejected = excluded.rejected, state = excluded.state,
-			last_apply_id = COALESCE(excluded.last_apply_id, instances.last_apply_id)`
 	at := seen.UnixNano()
-	if _, err := tx.ExecContext(ctx, q, name, rep.Version, at, at, rep.Applied, rep.Rejected, rep.State, last); err != nil {
+	if _, err := tx.StmtContext(ctx, s.prep.instance).ExecContext(ctx, name, rep.Version, at, at, rep.Applied, rep.Rejected, rep.State, last); err != nil {
 		return fmt.Errorf("record report of instance %q: %w", name, err)
 	}
 	return nil

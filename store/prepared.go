@@ -15,7 +15,7 @@ import (
 // database/sql prepares each again, once, on every pooled connection it runs on, and a
 // transaction reuses the one of its connection (Tx.StmtContext).
 type prepared struct {
-	revision, version, audit, apply *sql.Stmt
+	revision, version, audit, apply, instance *sql.Stmt
 }
 
 const (
@@ -26,6 +26,12 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insertApplySQL = `INSERT INTO applies (revision, instance, mode, started_at, duration_ms, outcome, error, skipped)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	// upsertInstanceSQL runs once per agent per change: each agent reports every apply.
+	upsertInstanceSQL = `INSERT INTO instances (name, version, first_seen, last_seen, applied, rejected, state, last_apply_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET version = excluded.version, last_seen = excluded.last_seen,
+			applied = excluded.applied, rejected = excluded.rejected, state = excluded.state,
+			last_apply_id = COALESCE(excluded.last_apply_id, instances.last_apply_id)`
 )
 
 func prepare(ctx context.Context, db *sqlx.DB) (*prepared, error) {
@@ -33,7 +39,7 @@ func prepare(ctx context.Context, db *sqlx.DB) (*prepared, error) {
 	for _, s := range []struct {
 		stmt **sql.Stmt
 		q    string
-	}{{&p.revision, insertRevisionSQL}, {&p.version, insertVersionSQL}, {&p.audit, insertAuditSQL}, {&p.apply, insertApplySQL}} {
+	}{{&p.revision, insertRevisionSQL}, {&p.version, insertVersionSQL}, {&p.audit, insertAuditSQL}, {&p.apply, insertApplySQL}, {&p.instance, upsertInstanceSQL}} {
 		st, err := db.PrepareContext(ctx, s.q)
 		if err != nil {
 			p.close()
@@ -45,7 +51,7 @@ func prepare(ctx context.Context, db *sqlx.DB) (*prepared, error) {
 }
 
 func (p *prepared) close() {
-	for _, st := range []*sql.Stmt{p.revision, p.version, p.audit, p.apply} {
+	for _, st := range []*sql.Stmt{p.revision, p.version, p.audit, p.apply, p.instance} {
 		if st != nil {
 			st.Close()
 		}

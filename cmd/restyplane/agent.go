@@ -181,7 +181,7 @@ func (a *agentRun) start(ctx context.Context) error {
 	p := &proxy{instance: in, done: make(chan struct{})}
 	p.applier = openresty.NewApplier(a.fol, in, metrics, a.log.With("component", "applier"), a.cfg.name)
 	p.applier.DisableAutoRollback()
-	a.fol.SetReporter(func(ctx context.Context) api.Report {
+	a.fol.SetReporter(func(ctx context.Context, heartbeat bool) api.Report {
 		st := p.applier.Status(ctx)
 		rep := api.Report{State: st.State, Applied: st.Applied, Rejected: st.Rejected}
 		// The per-backend counters, with the distinct failing clients of the revision it
@@ -191,6 +191,12 @@ func (a *agentRun) start(ctx context.Context) error {
 			if c, err := in.Counters(ctx, st.Applied); err == nil {
 				rep.Backends = backendCounters(c)
 			}
+		}
+		// The per-server counters go with the heartbeats only: nothing on the control
+		// plane decides from them, and a second admin read in each apply's report cost
+		// every agent a round trip into its busy worker per change.
+		if !heartbeat {
+			return rep
 		}
 		if c, err := in.Admin().Counters(ctx); err == nil {
 			rep.Counters = make(map[string]api.ServerCounter, len(c))
