@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/restyplane/restyplane/api"
-	"github.com/restyplane/restyplane/openresty"
 )
 
 // accessInput is every value of access lists, limits and the trusted proxy settings
@@ -54,29 +53,7 @@ func checkAccessNoInjection(t *testing.T, in accessInput) {
 	if !valid(cfg) {
 		return
 	}
-	real, err := openresty.Render(cfg, fuzzOptions)
-	if err != nil {
-		t.Fatalf("api accepted %+v but Render refused it: %v", in, err)
-	}
-	placeholder, err := openresty.Render(in.benign().config(), fuzzOptions)
-	if err != nil {
-		t.Fatalf("render placeholders: %v", err)
-	}
-	got, err := tokenize(string(real))
-	if err != nil {
-		t.Fatalf("nginx would not parse the conf for %+v: %v\n%s", in, err, real)
-	}
-	want, _ := tokenize(string(placeholder))
-	shapes := func(ss []stmt) []string {
-		out := make([]string, len(ss))
-		for i, s := range ss {
-			out[i] = s.shape()
-		}
-		return out
-	}
-	if diff := cmp.Diff(shapes(want), shapes(got)); diff != "" {
-		t.Fatalf("%+v changed the structure of nginx.conf (-placeholders +input):\n%s", in, diff)
-	}
+	got, _ := sameStructure(t, in, cfg, in.benign().config())
 	header := in.realIPHeader
 	if header == "" {
 		header = "X-Forwarded-For"

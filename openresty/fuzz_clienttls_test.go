@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/restyplane/restyplane/api"
-	"github.com/restyplane/restyplane/openresty"
 )
 
 // clientTLSInput is every value of a server's clientTLS (issue 11) that comes from a user.
@@ -46,32 +45,7 @@ func checkClientTLSNoInjection(t *testing.T, in clientTLSInput) {
 	if !valid(cfg) {
 		return
 	}
-	real, err := openresty.Render(cfg, fuzzOptions)
-	if err != nil {
-		t.Fatalf("api accepted %+v but Render refused it: %v", in, err)
-	}
-	placeholder, err := openresty.Render(in.benign().config(), fuzzOptions)
-	if err != nil {
-		t.Fatalf("render placeholders: %v", err)
-	}
-	got, err := tokenize(string(real))
-	if err != nil {
-		t.Fatalf("nginx would not parse the conf for %+v: %v\n%s", in, err, real)
-	}
-	want, err := tokenize(string(placeholder))
-	if err != nil {
-		t.Fatalf("tokenize placeholders: %v", err)
-	}
-	shapes := func(ss []stmt) []string {
-		out := make([]string, len(ss))
-		for i, s := range ss {
-			out[i] = s.shape()
-		}
-		return out
-	}
-	if diff := cmp.Diff(shapes(want), shapes(got)); diff != "" {
-		t.Fatalf("%+v changed the structure of nginx.conf (-placeholders +input):\n%s", in, diff)
-	}
+	got, real := sameStructure(t, in, cfg, in.benign().config())
 	verify := in.verify
 	if verify == "" {
 		verify = api.VerifyOn
