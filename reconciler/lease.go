@@ -152,7 +152,12 @@ func (l *leaseLock) tryAcquireOrRenew(ctx context.Context) bool {
 	if apierrors.IsNotFound(err) {
 		lease = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: l.name}, Spec: rec.spec()}
 		if lease, err = l.leases.Create(ctx, lease, metav1.CreateOptions{}); err != nil {
-			l.log.Warn("create the lease", "lease", l.name, "err", err)
+			// Another replica that started at the same time created it first.
+			level := slog.LevelWarn
+			if apierrors.IsAlreadyExists(err) {
+				level = slog.LevelDebug
+			}
+			l.log.Log(ctx, level, "create the lease", "lease", l.name, "err", err)
 			return false
 		}
 		l.lease = lease
