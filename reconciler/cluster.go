@@ -1,9 +1,11 @@
 package reconciler
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -12,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
@@ -30,11 +32,12 @@ const (
 	byCASecret = "casecret"
 )
 
-// cluster is the reconciler's view of the cluster: shared informers over the kinds it
-// translates, whose handlers only enqueue the one sync key.
+// cluster is the reconciler's view of the cluster: informers over the kinds it translates,
+// whose handlers only enqueue the one sync key.
 type cluster struct {
-	factories []informers.SharedInformerFactory
+	informers []cache.SharedIndexInformer
 	synced    []cache.InformerSynced
+	wg        sync.WaitGroup
 
 	classes   networkinglisters.IngressClassLister
 	ingresses networkinglisters.IngressLister
@@ -48,33 +51,31 @@ type cluster struct {
 
 // newCluster sets up the informers; enqueue is called, and must not block, on every change
 // that can alter the translation.
-func newCluster(client kubernetes.Interface, enqueue func()) (*cluster, error) {
-	strip := informers.WithTransform(stripManagedFields)
-	all := informers.NewSharedInformerFactoryWithOptions(client, 0, strip)
+func newCluster(client *clients, enqueue func()) (*cluster, error) {
+	c := &cluster{}
+	all := metav1.NamespaceAll
+	classInf := addInformer(c, &networkingv1.IngressClass{}, client.networking.IngressClasses(), "", nil)
+	ingInf := addInformer(c, &networkingv1.Ingress{}, client.networking.Ingresses(all), "",
+		cache.Indexers{byService: ingressServices, bySecret: ingressSecrets, byAuthSecret: ingressAuthSecrets, byCASecret: ingressCASecrets})
+	svcInf := addInformer(c, &corev1.Service{}, client.core.Services(all), "", nil)
+	sliceInf := addInformer(c, &discoveryv1.EndpointSlice{}, client.discovery.EndpointSlices(all), "",
+		cache.Indexers{byService: sliceService})
 	// Only TLS Secrets are watched: the reconciler has no business with the others.
-	tls := informers.NewSharedInformerFactoryWithOptions(client, 0, strip,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "type=" + string(corev1.SecretTypeTLS) }))
+	secretInf := addInformer(c, &corev1.Secret{}, client.core.Secrets(all), "type="+string(corev1.SecretTypeTLS), nil)
 	// Policies (issue 11): Opaque Secrets too, of which only those an Ingress's
 	// auth-secret names in its own namespace are ever read.
-	opaque := informers.NewSharedInformerFactoryWithOptions(client, 0, strip,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "type=" + string(corev1.SecretTypeOpaque) }))
-	c := &cluster{factories: []informers.SharedInformerFactory{all, tls, opaque}}
-	authInf := opaque.Core().V1().Secrets()
-	c.authSecrets = authInf.Lister()
-
-	classInf := all.Networking().V1().IngressClasses()
-	ingInf := all.Networking().V1().Ingresses()
-	svcInf := all.Core().V1().Services()
-	sliceInf := all.Discovery().V1().EndpointSlices()
-	secretInf := tls.Core().V1().Secrets()
-	if err := ingInf.Informer().AddIndexers(cache.Indexers{byService: ingressServices, bySecret: ingressSecrets, byAuthSecret: ingressAuthSecrets, byCASecret: ingressCASecrets}); err != nil {
-		return nil, fmt.Errorf("index ingresses: %w", err)
+	authInf := addInformer(c, &corev1.Secret{}, client.core.Secrets(all), "type="+string(corev1.SecretTypeOpaque), nil)
+	for _, inf := range c.informers {
+		if err := inf.SetTransform(stripManagedFields); err != nil {
+			return nil, fmt.Errorf("set transform: %w", err)
+		}
 	}
-	if err := sliceInf.Informer().AddIndexers(cache.Indexers{byService: sliceService}); err != nil {
-		return nil, fmt.Errorf("index endpointslices: %w", err)
-	}
-	c.classes, c.ingresses, c.services, c.secrets = classInf.Lister(), ingInf.Lister(), svcInf.Lister(), secretInf.Lister()
-	c.slices, c.ingIndex = sliceInf.Informer().GetIndexer(), ingInf.Informer().GetIndexer()
+	c.classes = networkinglisters.NewIngressClassLister(classInf.GetIndexer())
+	c.ingresses = networkinglisters.NewIngressLister(ingInf.GetIndexer())
+	c.services = corelisters.NewServiceLister(svcInf.GetIndexer())
+	c.secrets = corelisters.NewSecretLister(secretInf.GetIndexer())
+	c.authSecrets = corelisters.NewSecretLister(authInf.GetIndexer())
+	c.slices, c.ingIndex = sliceInf.GetIndexer(), ingInf.GetIndexer()
 
 	always := func(any) { enqueue() }
 	referenced := func(index string, key func(any) string) func(any) {
@@ -90,15 +91,15 @@ func newCluster(client kubernetes.Interface, enqueue func()) (*cluster, error) {
 		// changed filters updates; nil means every update counts.
 		changed func(old, new any) bool
 	}{
-		{classInf.Informer(), always, nil},
-		{ingInf.Informer(), always, ingressChanged},
-		{svcInf.Informer(), referenced(byService, objectKey), nil},
-		{sliceInf.Informer(), referenced(byService, sliceServiceKey), nil},
-		{secretInf.Informer(), referenced(bySecret, objectKey), nil},
-		{authInf.Informer(), referenced(byAuthSecret, objectKey), nil},
+		{classInf, always, nil},
+		{ingInf, always, ingressChanged},
+		{svcInf, referenced(byService, objectKey), nil},
+		{sliceInf, referenced(byService, sliceServiceKey), nil},
+		{secretInf, referenced(bySecret, objectKey), nil},
+		{authInf, referenced(byAuthSecret, objectKey), nil},
 		// A ca.crt may come in either type of Secret.
-		{secretInf.Informer(), referenced(byCASecret, objectKey), nil},
-		{authInf.Informer(), referenced(byCASecret, objectKey), nil},
+		{secretInf, referenced(byCASecret, objectKey), nil},
+		{authInf, referenced(byCASecret, objectKey), nil},
 	}
 	for _, h := range handlers {
 		on, changed := h.on, h.changed
@@ -119,18 +120,54 @@ func newCluster(client kubernetes.Interface, enqueue func()) (*cluster, error) {
 	return c, nil
 }
 
+// listWatcher is what an informer needs of a typed client, whose List returns the kind's
+// list type L.
+type listWatcher[L runtime.Object] interface {
+	List(ctx context.Context, opts metav1.ListOptions) (L, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
+
+// addInformer adds to c an informer of obj's kind over what lw lists and watches, as
+// client-go's informer factory builds it: no resync, the namespace index as well as
+// indexers, and fieldSelector, when not empty, on every list and watch.
+func addInformer[L runtime.Object](c *cluster, obj runtime.Object, lw listWatcher[L], fieldSelector string, indexers cache.Indexers) cache.SharedIndexInformer {
+	tweak := func(o *metav1.ListOptions) {
+		if fieldSelector != "" {
+			o.FieldSelector = fieldSelector
+		}
+	}
+	all := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+	for name, f := range indexers {
+		all[name] = f
+	}
+	inf := cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListFunc: func(o metav1.ListOptions) (runtime.Object, error) {
+			tweak(&o)
+			return lw.List(context.TODO(), o)
+		},
+		WatchFunc: func(o metav1.ListOptions) (watch.Interface, error) {
+			tweak(&o)
+			return lw.Watch(context.TODO(), o)
+		},
+	}, obj, 0, all)
+	c.informers = append(c.informers, inf)
+	return inf
+}
+
 // start runs the informers until stop is closed.
 func (c *cluster) start(stop <-chan struct{}) {
-	for _, f := range c.factories {
-		f.Start(stop)
+	for _, inf := range c.informers {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			inf.Run(stop)
+		}()
 	}
 }
 
 // shutdown waits for the informers' goroutines after stop was closed.
 func (c *cluster) shutdown() {
-	for _, f := range c.factories {
-		f.Shutdown()
-	}
+	c.wg.Wait()
 }
 
 // snapshot reads, from the caches, the Ingresses of the controller's classes and what they

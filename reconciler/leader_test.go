@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/restyplane/restyplane/reconciler/kubetest"
@@ -53,5 +54,32 @@ func TestLeaderElectionWritesOnce(t *testing.T) {
 	})
 	if got, want := revisions(t, f.store), int64(2); got != want {
 		t.Fatalf("revisions = %d, want %d (the new leader's first sync writes only the change)", got, want)
+	}
+}
+
+// TestLeaderElectionWaitsForExpiry starts a reconciler while the Lease names a holder that
+// no longer renews it: the reconciler takes over only when the Lease has expired, counted
+// from when it first read it, and counts the transition.
+func TestLeaderElectionWaitsForExpiry(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	holder, seconds, now := "gone", int32(2), metav1.NowMicro()
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "reconciler"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now}}
+	if _, err := f.c.Client.CoordinationV1().Leases(f.ns).Create(ctx, lease, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create lease: %v", err)
+	}
+	start := time.Now()
+	a, _ := f.run(t, f.store, "a")
+	waitFor(t, 10*time.Second, "a leader", func() bool { return a.Stats().Leader })
+	if took, want := time.Since(start), 2*time.Second; took < want {
+		t.Fatalf("a led after %v, before the Lease of %v expired", took, want)
+	}
+	got, err := f.c.Client.CoordinationV1().Leases(f.ns).Get(ctx, "reconciler", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get lease: %v", err)
+	}
+	if got.Spec.HolderIdentity == nil || *got.Spec.HolderIdentity != "a" || got.Spec.LeaseTransitions == nil || *got.Spec.LeaseTransitions != 1 {
+		t.Fatalf("lease holder %v, transitions %v; want a and 1", got.Spec.HolderIdentity, got.Spec.LeaseTransitions)
 	}
 }

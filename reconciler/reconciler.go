@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -24,7 +23,7 @@ import (
 // Reconciler keeps the kubernetes-owned part of the store equal to the cluster.
 type Reconciler struct {
 	store  Store
-	client kubernetes.Interface
+	client *clients
 	opts   Options
 	log    *slog.Logger
 
@@ -63,7 +62,7 @@ func New(store Store, opts Options) (*Reconciler, error) {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
 	cfg.UserAgent = "restyplane-reconciler"
-	client, err := kubernetes.NewForConfig(cfg)
+	client, err := newClients(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}

@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
@@ -28,7 +27,7 @@ const maxEventMessage = 1000
 // works off its own queue so that a sync never waits on the API server for thousands of
 // status writes, and it reports an Ingress again only when what it would say changed.
 type reporter struct {
-	client      kubernetes.Interface
+	client      *clients
 	address     string
 	log         *slog.Logger
 	broadcaster record.EventBroadcaster
@@ -45,9 +44,9 @@ type pendingReport struct {
 	rev int64
 }
 
-func newReporter(client kubernetes.Interface, address string, log *slog.Logger) *reporter {
+func newReporter(client *clients, address string, log *slog.Logger) *reporter {
 	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.core.Events("")})
 	return &reporter{client: client, address: address, log: log, broadcaster: b,
 		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "restyplane"}),
 		queue:    workqueue.NewTyped[string](), pending: map[string]pendingReport{}, last: map[string]string{}}
@@ -139,7 +138,7 @@ func (p *reporter) tell(ctx context.Context, key string, pr pendingReport) {
 // client's rate limit with thousands of Ingresses. Only when the cache was stale (a
 // conflict) does it read a fresh copy and try again. The cache's object is never modified.
 func (p *reporter) setStatus(ctx context.Context, ing *networkingv1.Ingress, want []networkingv1.IngressLoadBalancerIngress) error {
-	ings := p.client.NetworkingV1().Ingresses(ing.Namespace)
+	ings := p.client.networking.Ingresses(ing.Namespace)
 	cur := ing.DeepCopy()
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if cur == nil {

@@ -37,7 +37,7 @@ func TestSetStatusRetriesFromFreshCopy(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	p := &reporter{client: client, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	p := &reporter{client: &clients{core: client.CoreV1(), networking: client.NetworkingV1()}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	want := []networkingv1.IngressLoadBalancerIngress{{IP: "127.0.0.1"}}
 	if err := p.setStatus(context.Background(), ing, want); err != nil {
 		t.Fatalf("setStatus: %v", err)
