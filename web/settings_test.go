@@ -65,6 +65,17 @@ func TestSettingsFormChangesSettingsAndShowsErrors(t *testing.T) {
 	b.typeInto(tid("setting-workerConnections"), "2048")
 	b.typeInto(tid("setting-rollbackWindow"), "45s")
 	b.typeInto(tid("settings-reason"), "trust the load balancers")
+	// The preview is a dry run: it shows the change and stores nothing.
+	b.click(tid("form-preview"))
+	b.waitVisible(tid("preview-dialog"))
+	if got := b.text(tid("preview-dialog")); !containsAll(got, "X-Real-IP", "Apply mode: reload") {
+		t.Fatalf("preview = %q, want the new header and a reload", got)
+	}
+	b.click(tid("preview-close"))
+	b.waitFor("the preview closes", `!document.querySelector('dialog')`)
+	if got := rp.head(); got != headBefore {
+		t.Fatalf("head after a preview = %d, want %d", got, headBefore)
+	}
 	b.click(tid("form-submit"))
 	b.waitText(tid("status"), fmt.Sprintf("Settings: saved as revision #%d", headBefore+1))
 	b.waitVisible(tid("settings-form"))
