@@ -33,6 +33,7 @@ func TestViewerIsOfferedNoWriteActions(t *testing.T) {
 		{"#/history", "history"},
 		{"#/history/2", "revision-detail"},
 		{"#/diff?from=1&to=6", "diff-view"},
+		{"#/settings", "settings-read-only"},
 	}
 	for _, p := range pages {
 		b.route(p.hash, tid(p.ready))

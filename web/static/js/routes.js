@@ -19,6 +19,8 @@ import { renderHtpasswdForm } from './views/htpasswd-form.js';
 // Policies (issue 11): CA certificate bundles.
 import { renderCACertificateList, renderCACertificateDetail } from './views/cacertificates.js';
 import { renderCACertificateForm } from './views/cacertificate-form.js';
+// Proxy-wide settings and, for admins, the history's retention policy.
+import { renderSettings } from './views/settings.js';
 
 export const routes = [
   { path: '/', view: renderOverview, nav: 'overview' },
@@ -51,6 +53,7 @@ export const routes = [
   { path: '/diff', view: renderDiff, nav: 'history' },
   { path: '/instances', view: renderInstances, nav: 'instances' },
   { path: '/ingresses', view: renderIngresses, nav: 'ingresses' },
+  { path: '/settings', view: renderSettings, nav: 'settings' },
   { path: '/audit', view: renderAudit, nav: 'audit', role: 'editor' },
   { path: '/tokens', view: renderTokens, nav: 'tokens', role: 'admin' },
 ];

@@ -48,7 +48,8 @@ export async function submitObject(ctx, form, { kind, plural, original, body, su
 /** explain rewrites the errors whose API text needs the UI's context. */
 export function explain(err, kind, name) {
   if (err instanceof ApiError && err.status === 412) {
-    return { message: `Someone changed ${kind} ${name} after you opened it, so nothing was saved. Reload to see their change, then edit again.` };
+    const what = name ? `${kind} ${name}` : kind; // a singleton (the settings) has no name
+    return { message: `Someone changed ${what} after you opened it, so nothing was saved. Reload to see their change, then edit again.` };
   }
   if (err instanceof ApiError && err.status === 403) {
     return { message: 'Your token’s role may not make this change.' };
@@ -56,27 +57,29 @@ export function explain(err, kind, name) {
   return { field: err.field, message: err.message };
 }
 
-function reloadLink(ctx) {
+/** reloadLink draws the view again, to show what someone else saved meanwhile. */
+export function reloadLink(ctx) {
   return h('button', { type: 'button', class: 'btn btn-link', onClick: () => ctx.app.route() }, 'Reload');
 }
 
 /** previewObject runs the write as a dry run and shows the diff it would make. */
-export async function previewObject(ctx, form, { kind, plural, original, body, button }) {
+export async function previewObject(ctx, form, { kind, plural, original, body, button, path, title }) {
   clearErrors(form);
   const ta = form.querySelector('[data-field="message"]');
   const reason = (ta && ta.value.trim()) || 'preview';
   button.disabled = true;
   try {
     const opts = { body, reason, query: { dryRun: 'true' } };
+    // path replaces the object's own for a singleton such as the settings.
     const res = original
-      ? await ctx.api.request('PUT', `/${plural}/${encodeURIComponent(original.name)}`, { ...opts, ifMatch: original.version })
+      ? await ctx.api.request('PUT', path || `/${plural}/${encodeURIComponent(original.name)}`, { ...opts, ifMatch: original.version })
       : await ctx.api.request('POST', `/${plural}`, opts);
     const r = res.data || {};
     const facts = [];
     if (r.mode) facts.push(h('span', null, 'Apply mode: ', badge(r.mode)));
     if (r.validation) facts.push(h('span', null, ' Validation: ', r.validation));
     const dlg = openDialog({
-      title: `Preview: ${kind} ${body.name}`,
+      title: title || `Preview: ${kind} ${body.name}`,
       testid: 'preview-dialog',
       wide: true,
       content: [
