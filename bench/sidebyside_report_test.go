@@ -108,9 +108,13 @@ const sideAnalysis = "\n**What was taken out.** Before this benchmark, the appli
 	"yields. Same benchmark before (main at ca68660, load average 4) and after, two runs (load average 0.4, the tables above, and 3.2): stamp to " +
 	"push p50 1.0 → 0.8 and 0.7 ms, p90 7.2 → 4.4 and 3.1 ms, p99 40.8 → 17.8 and 44.5 ms, max 58.2 → 27.7 and 71.6 ms; total p50 5.0 → 5.3 and " +
 	"4.7 ms, p90 17.4 → 12.2 and 9.4 ms, p99 51.3 → 29.6 and 51.2 ms. The hand-off was in the body of the distribution, not in the tail: switches" +
-	" of 40–70 ms from the stamp to the push (a few in 100) are still there, and the traced run caught none above 39 ms, so their cause is" +
-	" not shown yet; the run-queue waits above are the lead. The push and the first new answer have tails of their own (at most 25 and 45 ms in " +
-	"the second run), and the bare mechanism had a switch of 51 ms in the first.\n\n" +
+	" of 40–70 ms from the stamp to the push (a few in 100) are still there. A second traced run, after the change (load average 3), caught one: " +
+	"43.3 ms from the stamp to the push, of which 42.7 ms inside SQLite's COMMIT (`tx.Commit`, after the INSERTs), on one thread that was " +
+	"runnable for only 3.9 ms of it: blocked in the kernel for the rest, with no checkpoint in the 100 ms before and no GC (restyplane ran 12 in " +
+	"the whole run); its next two slowest (18.8 and 15.3 ms) were the same, 18.2 and 14.8 ms inside the COMMIT. With synchronous=NORMAL the " +
+	"COMMIT writes the WAL without an fsync, so the block is the file system's (a write that waits for the journal or for a page under writeback," +
+	" on a disk that other work on the machine syncs): not shown yet, and not taken out. The push and the first new answer have tails of their " +
+	"own (at most 25 and 45 ms in the second run), and the bare mechanism had a switch of 51 ms in the first.\n\n" +
 	"**Failures.** Caddy applies an admin change by starting a new server and stopping the old one, which closes the kept-alive client connections it held; " +
 	"nginx's reload closes the old workers' kept-alive connections the same way. restyplane and the bare mechanism change only shared memory, so no " +
 	"connection closes. With 2 cores shared by the proxies, the upstreams and the load, the p99 and max of every system follow the machine's other load " +
