@@ -57,7 +57,7 @@ func sideReport(load string, res []*sideResult, resty *restySystem) string {
 		w.WriteString("Where restyplane's time goes, per switch, from the stamps it leaves (the revision's time, taken just before the commit; the apply record's start and duration):\n\n")
 		w.WriteString(spreadHeader)
 		fmt.Fprintf(&w, "| API request until the revision is stamped (HTTP, token, decode, validation) | %s |\n", spreadOf(bd.request).row())
-		fmt.Fprintf(&w, "| stamp until the push begins (commit, wake-up of the applier, plan) | %s |\n", spreadOf(bd.toPush).row())
+		fmt.Fprintf(&w, "| stamp until the push begins (commit and plan, on the API's goroutine) | %s |\n", spreadOf(bd.toPush).row())
 		fmt.Fprintf(&w, "| the push (admin socket round trip into a busy worker) | %s |\n", spreadOf(bd.push).row())
 		fmt.Fprintf(&w, "| push answered until a client reads the first new answer | %s |\n", spreadOf(bd.toAnswer).row())
 		fmt.Fprintf(&w, "| total | %s |\n", spreadOf(rr.total).row())
@@ -94,8 +94,27 @@ const sideAnalysis = "\n**What was taken out.** Before this benchmark, the appli
 	"ran on whichever pooled connection was free and so reloaded SQLite's pages that another connection had written (now one writer connection), " +
 	"started a driver goroutine per statement to watch a context that a commit does not need (now a context without cancel), and now and then " +
 	"ran SQLite's automatic WAL checkpoint with an fsync of the database (now a passive checkpoint in the background every second). " +
-	"After a commit the writer yields, so the applier, woken by the head's channel, sends the push before the API's answer is encoded and written. " +
+	"After a commit the writer yielded, so that the applier, woken by the head's channel, sent the push before the API's answer was encoded and written (replaced since, below). " +
 	"The commit still comes before the push: the history is durable before the change is live.\n\n" +
+	"**Taken out since (branch hotp99).** A traced run (fine stamps from the API request to the push, each with the thread's run-queue wait from " +
+	"`/proc/thread-self/schedstat`, and the background checkpoints; load average 3; stamp to push p50 1.9 ms, p99 20.8 ms, max 38.8 ms) put the " +
+	"tail of that stretch in the scheduling of restyplane's threads, not in SQLite: of the 121 ms that the 10 slowest switches spent from the " +
+	"stamp to the push, 56 ms were a thread of restyplane runnable but waiting for a core that nginx and the load held, 36 ms were gaps where the" +
+	" work went on on another thread (the hand-off to the applier's goroutine, or a return from a system call without its P), 29 ms the rest; " +
+	"none of the 10 overlapped one of the 90 background checkpoints (p50 0.85 ms), the writer connection was never held by an apply record, and " +
+	"the applier of `restyplane serve` reads no counters (the rollback watcher does, on its own goroutine). So the hand-off went: the API's " +
+	"goroutine that committed now sends the dynamic push itself before it answers (`Applier.ApplyNow`, when no step of the applier runs; a " +
+	"reload, a rejection and the health watch stay with the applier's loop, and one lock keeps one apply at a time), and the writer no longer " +
+	"yields. Same benchmark before (main at ca68660, load average 4) and after, two runs (load average 0.4, the tables above, and 3.2): stamp to " +
+	"push p50 1.0 → 0.8 and 0.7 ms, p90 7.2 → 4.4 and 3.1 ms, p99 40.8 → 17.8 and 44.5 ms, max 58.2 → 27.7 and 71.6 ms; total p50 5.0 → 5.3 and " +
+	"4.7 ms, p90 17.4 → 12.2 and 9.4 ms, p99 51.3 → 29.6 and 51.2 ms. The hand-off was in the body of the distribution, not in the tail: switches" +
+	" of 40–70 ms from the stamp to the push (a few in 100) are still there. A second traced run, after the change (load average 3), caught one: " +
+	"43.3 ms from the stamp to the push, of which 42.7 ms inside SQLite's COMMIT (`tx.Commit`, after the INSERTs), on one thread that was " +
+	"runnable for only 3.9 ms of it: blocked in the kernel for the rest, with no checkpoint in the 100 ms before and no GC (restyplane ran 12 in " +
+	"the whole run); its next two slowest (18.8 and 15.3 ms) were the same, 18.2 and 14.8 ms inside the COMMIT. With synchronous=NORMAL the " +
+	"COMMIT writes the WAL without an fsync, so the block is the file system's (a write that waits for the journal or for a page under writeback," +
+	" on a disk that other work on the machine syncs): not shown yet, and not taken out. The push and the first new answer have tails of their " +
+	"own (at most 25 and 45 ms in the second run), and the bare mechanism had a switch of 51 ms in the first.\n\n" +
 	"**Failures.** Caddy applies an admin change by starting a new server and stopping the old one, which closes the kept-alive client connections it held; " +
 	"nginx's reload closes the old workers' kept-alive connections the same way. restyplane and the bare mechanism change only shared memory, so no " +
 	"connection closes. With 2 cores shared by the proxies, the upstreams and the load, the p99 and max of every system follow the machine's other load " +

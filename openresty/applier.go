@@ -90,6 +90,9 @@ type Applier struct {
 	log      *slog.Logger
 	instance string
 
+	// stepMu lets one step run at a time, Run's or ApplyNow's: one apply at a time.
+	stepMu sync.Mutex
+
 	mu         sync.Mutex
 	running    *api.State // what the instance serves; nil until the first apply
 	runningCnf []byte     // its nginx.conf, rendered with an empty generation
@@ -133,7 +136,9 @@ func (a *Applier) Run(ctx context.Context) error {
 	var wait <-chan time.Time
 	for {
 		changed := a.store.HeadChanged() // taken before reading the head, so no revision is missed
-		delay := a.step(ctx)
+		a.stepMu.Lock()
+		delay := a.step(ctx, false)
+		a.stepMu.Unlock()
 		wait = nil
 		if delay > 0 {
 			wait = time.After(delay)
@@ -151,14 +156,33 @@ func (a *Applier) Run(ctx context.Context) error {
 	}
 }
 
+// ApplyNow applies the head on the caller's goroutine when that takes only a dynamic push
+// and no step is running; otherwise it does nothing and Run applies the head as usual. The
+// API calls it after a commit, before it answers: under load, handing the change to Run's
+// goroutine cost a wake-up on cores that nginx and the traffic keep busy (issue 12), while
+// the committing goroutine is already running. A reload never runs here: its nginx -t
+// would hold the API's answer for seconds.
+func (a *Applier) ApplyNow(ctx context.Context) {
+	if !a.stepMu.TryLock() {
+		return // Run is applying; it looks at the head again when it is done
+	}
+	defer a.stepMu.Unlock()
+	// The push goes on even if the client hangs up: the revision is committed already.
+	a.step(context.WithoutCancel(ctx), true)
+}
+
 // step applies the head once. It returns how long to wait before the next step when
 // something is due without a new revision: the end of the minimum reload interval, a
-// retry, or the next look at a health watch.
-func (a *Applier) step(ctx context.Context) time.Duration {
+// retry, or the next look at a health watch. With onlyDynamic (ApplyNow) it applies only
+// a dynamic change of the head and leaves everything else, the watch included, to Run.
+func (a *Applier) step(ctx context.Context, onlyDynamic bool) time.Duration {
 	head := a.store.Head()
 	a.mu.Lock()
 	running, rejected, lastReload, full := a.running, a.rejected, a.lastReload, a.needFull
 	a.mu.Unlock()
+	if onlyDynamic && (running == nil || running.Revision == head.Revision || rejected == head.Revision) {
+		return 0
+	}
 	// The health watch looks at the counters only when there is nothing new to apply: the
 	// look is a round trip into a worker busy with traffic, and taken before a push it
 	// delayed every change under load by one. A revision still watched when the next one
@@ -173,6 +197,9 @@ func (a *Applier) step(ctx context.Context) time.Duration {
 		return a.watchDelay()
 	}
 	p, err := a.plan(head, full)
+	if onlyDynamic && (err != nil || p.mode != api.ModeDynamic) {
+		return 0 // a rejection or a reload is Run's
+	}
 	if err != nil {
 		mode := api.ModeNone
 		if p != nil {

@@ -64,4 +64,7 @@ type Applier interface {
 	// reload) and whether the rendered configuration passes nginx -t ("ok" or nginx's
 	// error text). It changes nothing.
 	DryRun(ctx context.Context, candidate *api.State) (mode, validation string, err error)
+	// ApplyNow brings the instance to the head on the caller's goroutine when that takes
+	// only a dynamic push and no apply is running; otherwise the applier's own loop does.
+	ApplyNow(ctx context.Context)
 }

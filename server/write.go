@@ -71,6 +71,12 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request, wr write) error 
 	}
 	if res.Revision != nil {
 		w.Header().Set("ETag", etag(res.Revision.ID))
+		// The change goes live before the answer is written: the commit is durable, and
+		// this goroutine runs already, where the applier's would first have to be woken
+		// on cores that the proxy's traffic keeps busy.
+		if s.applier != nil {
+			s.applier.ApplyNow(ctx)
+		}
 	}
 	return writeResultJSON(w, status, res)
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"time"
 
@@ -131,11 +130,6 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 		cand.Kept = rev
 	}
 	s.setHead(cand)
-	// The waiters of HeadChanged were just made runnable on this goroutine's P, the
-	// applier among them: yielding lets it plan and send the push before this writer
-	// unlocks, encodes and sends its answer, which would otherwise go first and, on a
-	// machine whose cores are busy, hold the change back by as long.
-	runtime.Gosched()
 	res.Revision = &r
 	return res, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/restyplane/restyplane/openresty"
 	"github.com/restyplane/restyplane/rollback"
 	"github.com/restyplane/restyplane/server"
 	"github.com/restyplane/restyplane/store"
@@ -27,6 +28,9 @@ var _ server.Store = (*store.Store)(nil)
 
 // The rollback watcher takes the agents' counters in through the server.
 var _ server.CounterSink = (*rollback.Watcher)(nil)
+
+// The managed instance's applier is the server's.
+var _ server.Applier = (*openresty.Applier)(nil)
 
 // shutdownGrace is how long in-flight requests get to finish after SIGTERM.
 const shutdownGrace = 15 * time.Second
