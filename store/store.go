@@ -86,6 +86,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := reserveWAL(path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	prep, err := prepare(ctx, db)
 	if err != nil {
 		db.Close()
@@ -112,7 +116,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	s.startCheckpointer()
+	if err := s.startCheckpointer(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("checkpointer connection: %w", err)
+	}
 	return s, nil
 }
 
