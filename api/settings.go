@@ -12,15 +12,16 @@ type Settings struct {
 	KeepaliveTimeout  string `json:"keepaliveTimeout" example:"75s"`
 	KeepaliveRequests int    `json:"keepaliveRequests" minimum:"1" maximum:"100000" example:"1000"`
 	// UpstreamKeepalive is the number of idle connections each worker keeps to upstreams.
-	UpstreamKeepalive   int      `json:"upstreamKeepalive" minimum:"0" maximum:"10000" example:"64"`
-	ClientMaxBodySize   string   `json:"clientMaxBodySize" example:"1m"`
-	ProxyConnectTimeout string   `json:"proxyConnectTimeout" example:"5s"`
-	ProxyReadTimeout    string   `json:"proxyReadTimeout" example:"60s"`
-	ProxySendTimeout    string   `json:"proxySendTimeout" example:"60s"`
-	LogFormat           string   `json:"logFormat" enums:"combined,json" example:"json"`
-	AccessLog           bool     `json:"accessLog"`
-	Gzip                bool     `json:"gzip"`
-	GzipTypes           []string `json:"gzipTypes,omitempty" example:"application/json,text/css"`
+	UpstreamKeepalive   int    `json:"upstreamKeepalive" minimum:"0" maximum:"10000" example:"64"`
+	ClientMaxBodySize   string `json:"clientMaxBodySize" example:"1m"`
+	ProxyConnectTimeout string `json:"proxyConnectTimeout" example:"5s"`
+	ProxyReadTimeout    string `json:"proxyReadTimeout" example:"60s"`
+	ProxySendTimeout    string `json:"proxySendTimeout" example:"60s"`
+	LogFormat           string `json:"logFormat" enums:"combined,json" example:"json"`
+	// AccessLog writes an access log, buffered: a line reaches the file within a second.
+	AccessLog bool     `json:"accessLog"`
+	Gzip      bool     `json:"gzip"`
+	GzipTypes []string `json:"gzipTypes,omitempty" example:"application/json,text/css"`
 	// HTTP2 enables HTTP/2 on TLS listeners.
 	HTTP2 bool `json:"http2"`
 	// RollbackErrorRatio is the 5xx share of the affected servers' requests within

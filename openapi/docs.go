@@ -5304,6 +5304,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "accessLog": {
+                    "description": "AccessLog writes an access log, buffered: a line reaches the file within a second.",
                     "type": "boolean"
                 },
                 "clientMaxBodySize": {

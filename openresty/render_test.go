@@ -24,6 +24,20 @@ func renderConfig() api.Config {
 	}
 }
 
+// renderStatements renders renderConfig and tokenizes the result.
+func renderStatements(t *testing.T) ([]byte, []stmt) {
+	t.Helper()
+	conf, err := openresty.Render(renderConfig(), fuzzOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, err := tokenize(string(conf))
+	if err != nil {
+		t.Fatalf("tokenize: %v\n%s", err, conf)
+	}
+	return conf, stmts
+}
+
 func TestRenderIsDeterministic(t *testing.T) {
 	cfg := renderConfig()
 	first, err := openresty.Render(cfg, fuzzOptions)
@@ -44,14 +58,7 @@ func TestRenderIsDeterministic(t *testing.T) {
 }
 
 func TestRenderWritesTheDecisions(t *testing.T) {
-	conf, err := openresty.Render(renderConfig(), fuzzOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stmts, err := tokenize(string(conf))
-	if err != nil {
-		t.Fatalf("tokenize: %v\n%s", err, conf)
-	}
+	conf, stmts := renderStatements(t)
 	var servers [][]string
 	var locations, tryFiles []string
 	for _, s := range stmts {
@@ -214,5 +221,25 @@ func TestRenderRefuses(t *testing.T) {
 		if _, err := openresty.Render(c.cfg, c.opts); err == nil {
 			t.Errorf("%s: Render accepted it", c.name)
 		}
+	}
+}
+
+// TestRenderBuffersTheAccessLog: the access log is written in buffered chunks, not with
+// a write per request. Workers share the log's open file, so an unbuffered write waits
+// for the file's position lock and, whenever the log's writeback allocates blocks, for
+// the inode's block map: stalls of tens of milliseconds for every request on the worker.
+func TestRenderBuffersTheAccessLog(t *testing.T) {
+	_, stmts := renderStatements(t)
+	var logs [][]string
+	for _, s := range stmts {
+		if s.name == "access_log" && s.args[0] != "off" {
+			logs = append(logs, s.args)
+		}
+	}
+	if len(logs) != 1 {
+		t.Fatalf("access_log directives that log: %q, want one", logs)
+	}
+	if got := strings.Join(logs[0][2:], " "); got != "buffer=64k flush=1s" {
+		t.Fatalf("access_log %q: parameters %q, want buffer=64k flush=1s", logs[0], got)
 	}
 }

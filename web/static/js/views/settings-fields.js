@@ -27,7 +27,7 @@ export const GROUPS = [
   { legend: 'Logging and compression', hint: RELOADS, fields: [
     { key: 'logFormat', kind: 'choice', label: 'Access log format', options: ['json', 'combined'] },
     { key: 'gzipTypes', kind: 'list', label: 'Gzip types', hint: 'MIME types, one per line or separated by commas; at most 50.' },
-    { key: 'accessLog', kind: 'bool', label: 'Write an access log' },
+    { key: 'accessLog', kind: 'bool', label: 'Write an access log (buffered: a line reaches the file within a second)' },
     { key: 'gzip', kind: 'bool', label: 'Compress responses with gzip' },
   ] },
   { legend: 'Trusted proxies', hint: 'The client address, which access lists, limits and logs see, is taken from the header only for requests whose connection comes from one of these CIDRs; every other request keeps its connection’s address. ' + RELOADS, fields: [
