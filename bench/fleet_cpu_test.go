@@ -29,6 +29,18 @@ const fleetLatencyWork = "What the work of 2026-11-23 evening took out of every 
 	"(control plane 69.1 ms, agents 158.9 ms, nginx 95.4 ms), benchmark 36.3 ms, in a load average of 13 to 65; the same commit in a quick run " +
 	"(RESTYPLANE_FLEET_QUICK, load average about 4): p50 108.9 ms, p99 209.1 ms, fleet 250.3 ms (control plane 51.5 ms, agents 127.0 ms, nginx 71.8 ms), benchmark 32.3 ms."
 
+// fleetCountersWork says what the work of 2026-11-23 night (branch fleet2) took out of
+// every change, and the quick runs (RESTYPLANE_FLEET_QUICK) it was measured with.
+const fleetCountersWork = "What the work of 2026-11-23 night took out, found with `perf record -a` and the context switches of every process (/proc) during " +
+	"the measured changes: an agent's report after an apply no longer asks its nginx for the backend counters in a request of its own, because the push's answer " +
+	"carries them (`countersEpoch` in the push, `Options.CountersWithPush`, which only agents set). That request was a wake-up of its own: an agent woke four " +
+	"times per change (feed line, push answer, counter answer, report answer) and now three, and on this virtual machine each wake-up costs a Go agent about " +
+	"0.5 ms of CPU, most of it the scheduler's and sysmon's system calls and context switches, not its own work. An agent also appends its journal line at once " +
+	"instead of after its report's answer (only a whole state file waits for the report), which left a 2 s timer per change. Quick runs without a profiler, " +
+	"main at b3efa28 and this branch taken in turn, three each, at load averages of 4 to 15: fleet 150 to 198 ms CPU per change (agents 70 to 98 ms) before, " +
+	"146 to 167 ms (agents 62 to 73 ms) after; propagation p50 76 to 96 ms and p99 136 to 187 ms before, p50 68 to 76 ms and p99 117 to 174 ms after. The " +
+	"other work on the machine moves single runs by as much as the change does; the means moved from 175 to 153 ms of CPU, p50 85 to 71 ms, p99 165 to 146 ms."
+
 // fleetCPU is CPU time (user and system) used so far by the parts of a fleet: the control
 // plane, the agents, their nginx (masters and workers) and the benchmark itself (its
 // pollers). CPU seconds per change hold on a busy machine, where wall-clock percentiles

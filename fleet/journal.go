@@ -51,11 +51,16 @@ func (d *onDisk) closeJournal() {
 	}
 }
 
+// whole reports whether write(h) writes a whole state file rather than a journal line.
+func (d *onDisk) whole(h heldState) bool {
+	return d.state == nil || h.chain != d.chain || h.st.Revision <= d.state.Revision ||
+		d.lines >= journalMaxLines || d.bytes >= journalMaxBytes
+}
+
 // write makes h's state the one the data dir gives: a line appended to the journal when h
 // follows from what is there by deltas, else a new state file and no journal.
 func (d *onDisk) write(dir string, h heldState) error {
-	if d.state == nil || h.chain != d.chain || h.st.Revision <= d.state.Revision ||
-		d.lines >= journalMaxLines || d.bytes >= journalMaxBytes {
+	if d.whole(h) {
 		// Within a chain, the new state file comes first: the journal's lines are then
 		// all older than it, and skipped, should a crash keep them. Otherwise (a new
 		// chain, or the first write since the start) the journal goes first, durably: a

@@ -1,9 +1,11 @@
 package fleet
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -99,5 +101,47 @@ func TestJournalRotatesWithItsFileKeptOpen(t *testing.T) {
 	}
 	if h := f.Head(); h.Revision != last || h.Backends["web"].Version != last {
 		t.Fatalf("loaded revision %d (web at %d), want %d", h.Revision, h.Backends["web"].Version, last)
+	}
+}
+
+// TestJournalLineWaitsForNoReport: a whole state waits for the report of its apply (or
+// persistAfterReport), but a journal line is written at once: appending a delta costs
+// less than the wait's timer and wake-up, and no report may hold it up.
+func TestJournalLineWaitsForNoReport(t *testing.T) {
+	dir := t.TempDir()
+	f := newTestFollower(t, dir) // its control plane never answers: no report gets out
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.persistLoop(ctx)
+	s7 := api.NewState()
+	s7.Revision = 7
+	s7.Backends["web"] = &api.Backend{Name: "web", Version: 7}
+	f.setHead(s7, true)
+	_ = f.RecordApply(ctx, &api.ApplyRecord{Revision: 7, Outcome: api.OutcomeSuccess})
+	waitFile(t, filepath.Join(dir, stateFile), 10*time.Second)
+	s8 := s7.Clone()
+	s8.Revision = 8
+	s8.Backends["web"] = &api.Backend{Name: "web", Version: 8}
+	f.setHead(s8, false)
+	start := time.Now()
+	_ = f.RecordApply(ctx, &api.ApplyRecord{Revision: 8, Outcome: api.OutcomeSuccess})
+	waitFile(t, filepath.Join(dir, journalFile), 10*time.Second)
+	if d := time.Since(start); d >= persistAfterReport/2 {
+		t.Fatalf("the journal line took %s, want it at once (a whole state waits up to %s for its report)", d, persistAfterReport)
+	}
+}
+
+// waitFile waits until path exists.
+func waitFile(t *testing.T, path string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not written within %s", path, within)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -31,6 +31,12 @@ func freePort(t *testing.T) int { return rptest.FreePort(t) }
 // generation "1". It fails, never skips, when nginx or the Lua module is missing.
 func startNginx(t *testing.T, cfg api.Config) *openresty.Instance {
 	t.Helper()
+	return startNginxWith(t, cfg, nil)
+}
+
+// startNginxWith is startNginx with options that set changes before the start.
+func startNginxWith(t *testing.T, cfg api.Config, set func(*openresty.Options)) *openresty.Instance {
+	t.Helper()
 	o := openresty.Detect()
 	if err := o.CheckBinary(); err != nil {
 		t.Fatalf("this test needs a real nginx with the Lua module (run hack/install.sh): %v", err)
@@ -47,6 +53,9 @@ func startNginx(t *testing.T, cfg api.Config) *openresty.Instance {
 	o.TLSListen = "127.0.0.1:" + strconv.Itoa(freePort(t))
 	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	o.ReloadTimeout = 5 * time.Second
+	if set != nil {
+		set(&o)
+	}
 	in := openresty.NewInstance(o)
 	conf, err := in.Render(cfg, "1")
 	if err != nil {

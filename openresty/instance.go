@@ -41,6 +41,9 @@ type Instance struct {
 	background  chan struct{} // closed when the supervisor or attach watcher returns
 
 	restarted chan struct{}
+	// pushCounters are the counters the last backend push answered (CountersWithPush),
+	// until Counters takes them.
+	pushCounters keptCounters
 }
 
 // NewInstance returns a stopped instance for opts; Start runs it.

@@ -44,6 +44,12 @@ type Options struct {
 	KeepRunning bool
 	// MaxBackoff caps the delay between restarts of a master that keeps dying.
 	MaxBackoff time.Duration
+	// CountersWithPush makes each backend push ask for the backend counters in its answer,
+	// counted in the pushed version's epoch, and the next Counters of that epoch return
+	// them instead of reading again. An agent reports the counters after every apply:
+	// the second round trip into a worker cost every agent and its nginx CPU on every
+	// change. serve leaves it off: its applier watches and moves the epoch itself.
+	CountersWithPush bool
 	// Logger receives the supervisor's messages (with nginx's last stderr lines when it
 	// exits); nil discards them.
 	Logger *slog.Logger

@@ -2,6 +2,7 @@ package openresty
 
 import (
 	"context"
+	"time"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -53,7 +54,15 @@ func (in *Instance) Push(ctx context.Context, version int64, p Push) ([]api.Skip
 		skipped = append(skipped, s...)
 	}
 	if p.Full || len(p.Backends)+len(p.DeletedBackends) > 0 {
-		s, err := in.admin.PushBackends(ctx, version, p.Backends, p.DeletedBackends, p.Full)
+		var s []api.SkippedObject
+		var err error
+		if in.opts.CountersWithPush {
+			var c map[string]Counter
+			s, c, err = in.admin.PushBackendsAndCount(ctx, version, p.Backends, p.DeletedBackends, p.Full)
+			in.keepCounters(version, c)
+		} else {
+			s, err = in.admin.PushBackends(ctx, version, p.Backends, p.DeletedBackends, p.Full)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -72,9 +81,36 @@ func (in *Instance) Push(ctx context.Context, version int64, p Push) ([]api.Skip
 }
 
 // Counters returns the cumulative upstream request and 5xx counts per backend, and the
-// distinct failing clients in epoch (see AdminClient.BackendCounters).
+// distinct failing clients in epoch (see AdminClient.BackendCounters). With
+// CountersWithPush, the first call after a backend push of version epoch returns what the
+// push's answer carried, when that is fresh; every other call reads them.
 func (in *Instance) Counters(ctx context.Context, epoch int64) (map[string]Counter, error) {
+	in.mu.Lock()
+	kept := in.pushCounters
+	in.pushCounters = keptCounters{}
+	in.mu.Unlock()
+	if kept.counters != nil && kept.epoch == epoch && time.Since(kept.at) < pushCountersFresh {
+		return kept.counters, nil
+	}
 	return in.admin.BackendCounters(ctx, epoch)
+}
+
+// pushCountersFresh bounds the age of a push's counters that Counters returns: the report
+// after an apply asks for them within milliseconds; a later reader gets a fresh count.
+const pushCountersFresh = time.Second
+
+// keptCounters are the backend counters a push's answer carried, for the next Counters.
+type keptCounters struct {
+	epoch    int64
+	counters map[string]Counter
+	at       time.Time
+}
+
+// keepCounters holds a push's counters for the next Counters of epoch; nil drops any.
+func (in *Instance) keepCounters(epoch int64, c map[string]Counter) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.pushCounters = keptCounters{epoch: epoch, counters: c, at: time.Now()}
 }
 
 var _ Proxy = (*Instance)(nil)

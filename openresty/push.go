@@ -16,6 +16,9 @@ type pushBody struct {
 	Deleted      []string          `json:"deleted,omitempty"`
 	// Replace deletes everything not in the push.
 	Replace bool `json:"replace,omitempty"`
+	// CountersEpoch, when set, asks a backends push to answer the backend counters of
+	// that epoch too (see PushBackendsAndCount).
+	CountersEpoch *int64 `json:"countersEpoch,omitempty"`
 }
 
 type pushCertificate struct {
@@ -25,12 +28,14 @@ type pushCertificate struct {
 }
 
 // pushAnswer is what a push answers: the objects the admin endpoint could not store (a
-// shared dict that is full), each left as it was.
+// shared dict that is full), each left as it was, and the backend counters when the push
+// asked for them.
 type pushAnswer struct {
 	Skipped []struct {
 		Name   string `json:"name"`
 		Reason string `json:"reason"`
 	} `json:"skipped"`
+	Counters map[string]Counter `json:"counters"`
 }
 
 func (a pushAnswer) objects(kind string) []api.SkippedObject {
@@ -48,12 +53,28 @@ func (a pushAnswer) objects(kind string) []api.SkippedObject {
 // only to refused addresses; the shared dict is full) is left out and returned in
 // skipped; the others apply.
 func (c *AdminClient) PushBackends(ctx context.Context, version int64, backends []api.Backend, deleted []string, replace bool) (skipped []api.SkippedObject, err error) {
+	skipped, _, err = c.pushBackends(ctx, pushBody{Version: version, Deleted: deleted, Replace: replace}, backends)
+	return skipped, err
+}
+
+// PushBackendsAndCount is PushBackends whose answer also carries the backend counters,
+// as BackendCounters(version) returns them, read right after the push stored its
+// backends: it makes version the counting epoch. counters is nil when the endpoint did not
+// answer them.
+func (c *AdminClient) PushBackendsAndCount(ctx context.Context, version int64, backends []api.Backend, deleted []string, replace bool) (skipped []api.SkippedObject, counters map[string]Counter, err error) {
+	return c.pushBackends(ctx, pushBody{Version: version, Deleted: deleted, Replace: replace, CountersEpoch: &version}, backends)
+}
+
+func (c *AdminClient) pushBackends(ctx context.Context, body pushBody, backends []api.Backend) ([]api.SkippedObject, map[string]Counter, error) {
 	resolved, skipped := resolve(ctx, c.resolver, backends)
+	body.Backends = resolved
 	var ans pushAnswer
-	if err := c.do(ctx, http.MethodPost, "/backends", pushBody{Version: version, Backends: resolved, Deleted: deleted, Replace: replace}, &ans); err != nil {
-		return nil, err
+	if err := c.do(ctx, http.MethodPost, "/backends", body, &ans); err != nil {
+		return nil, nil, err
 	}
-	return append(skipped, ans.objects(api.KindBackend)...), nil
+	// Counters stay nil when workers of an older restyplane (an adopted nginx) ignored the
+	// ask: the push itself applied, and the caller reads the counters as before.
+	return append(skipped, ans.objects(api.KindBackend)...), ans.Counters, nil
 }
 
 // PushCertificates stores certificates (with their keys) stamped with version, for

@@ -148,6 +148,9 @@ func (a *agentRun) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The report after each apply carries the backend counters: the push's answer brings
+	// them, so that the report needs no second round trip into a worker.
+	opts.CountersWithPush = true
 	var in *openresty.Instance
 	if a.cfg.proxy.mode == modeAttach {
 		if in, err = openresty.Attach(ctx, opts); err != nil {

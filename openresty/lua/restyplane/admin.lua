@@ -31,7 +31,10 @@ local function list(v)
 end
 
 -- push decodes {"version": n, "<kind>": [...], "deleted": [...], "replace": bool} and
--- hands it to store (backends or certs).
+-- hands it to store (backends or certs). A backends push with "countersEpoch": n also
+-- answers the backend counters of that epoch, as GET /backend-counters?epoch=n would: an
+-- agent reports them after every apply, and a second request for them cost the worker
+-- and the agent a round trip per change.
 local function push(store, kind)
     local v = body()
     if not v then
@@ -48,7 +51,11 @@ local function push(store, kind)
     if skipped and #skipped == 0 then
         skipped = nil
     end
-    return json.reply(200, { version = v.version, skipped = skipped })
+    local counted
+    if kind == "backends" and type(v.countersEpoch) == "number" then
+        counted = counters.backends(v.countersEpoch)
+    end
+    return json.reply(200, { version = v.version, skipped = skipped, counters = counted })
 end
 
 local function status()
