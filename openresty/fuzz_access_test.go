@@ -1,7 +1,6 @@
 package openresty_test
 
 import (
-	"math/rand"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -96,49 +95,26 @@ func FuzzRenderAccess(f *testing.F) {
 
 // TestRenderAccessAddsNoDirective is FuzzRenderAccess's bounded sibling for every `go test`.
 func TestRenderAccessAddsNoDirective(t *testing.T) {
-	const soup = "0123456789abcdef:./km$;\"' {}#\n\\X-"
-	r := rand.New(rand.NewSource(12))
-	mutate := func(s string) string {
-		b := []byte(s)
-		for n := r.Intn(3); n > 0; n-- {
-			c := soup[r.Intn(len(soup))]
-			if len(b) > 0 && r.Intn(2) == 0 {
-				b[r.Intn(len(b))] = c
-			} else {
-				b = append(b, c)
-			}
-		}
-		return string(b)
-	}
-	accepted := 0
-	for i := 0; i < 3000; i++ {
+	h := newHostile(12)
+	h.soup = "0123456789abcdef:./km$;\"' {}#\n\\X-" // the characters of addresses, sizes and headers, and hostile ones
+	soupTest[accessInput]{inputs: 3000, least: 300, seeds: accessSeeds, check: checkAccessNoInjection, next: func(int) accessInput {
 		in := accessSeeds[0]
-		switch r.Intn(7) {
+		switch h.Intn(7) {
 		case 0:
-			in.allow = mutate(in.allow)
+			in.allow = h.mutate(in.allow)
 		case 1:
-			in.deny = mutate(in.deny)
+			in.deny = h.mutate(in.deny)
 		case 2:
-			in.exempt = mutate(in.exempt)
+			in.exempt = h.mutate(in.exempt)
 		case 3:
-			in.rate = mutate(in.rate)
+			in.rate = h.mutate(in.rate)
 		case 4:
-			in.rateAfter = mutate(in.rateAfter)
+			in.rateAfter = h.mutate(in.rateAfter)
 		case 5:
-			in.realIPFrom = mutate(in.realIPFrom)
+			in.realIPFrom = h.mutate(in.realIPFrom)
 		case 6:
-			in.realIPHeader = mutate(in.realIPHeader)
+			in.realIPHeader = h.mutate(in.realIPHeader)
 		}
-		if valid(in.config()) {
-			accepted++
-		}
-		checkAccessNoInjection(t, in)
-	}
-	for _, s := range accessSeeds {
-		checkAccessNoInjection(t, s)
-	}
-	if accepted < 300 {
-		t.Fatalf("only %d of 3000 inputs were valid: the test exercises too little", accepted)
-	}
-	t.Logf("%d of 3000 inputs accepted and rendered without a new directive", accepted)
+		return in
+	}}.run(t)
 }

@@ -1,7 +1,6 @@
 package openresty_test
 
 import (
-	"math/rand"
 	"strings"
 	"testing"
 
@@ -91,41 +90,22 @@ func FuzzRenderClientTLS(f *testing.F) {
 // TestRenderClientTLSAddsNoDirective is FuzzRenderClientTLS's bounded sibling for every
 // `go test`.
 func TestRenderClientTLSAddsNoDirective(t *testing.T) {
-	const soup = "abz09/._-~!&'()*+,=:@%$^|?[]{}\\\"; #\t\nxX*"
-	r := rand.New(rand.NewSource(11))
-	word := func(prefix string) string {
-		b := []byte(prefix)
-		for n := r.Intn(8); n > 0; n-- {
-			b = append(b, soup[r.Intn(len(soup))])
-		}
-		return string(b)
-	}
+	h := newHostile(11)
 	modes := []string{"", "on", "optional", "optional_no_ca", "off"}
-	accepted := 0
-	for i := 0; i < 2000; i++ {
+	soupTest[clientTLSInput]{inputs: 2000, least: 300, seeds: clientTLSSeeds, check: checkClientTLSNoInjection, next: func(int) clientTLSInput {
 		in := clientTLSSeeds[0]
-		in.verify = modes[r.Intn(len(modes))]
-		in.pass = r.Intn(2) == 0
-		switch r.Intn(4) {
+		in.verify = modes[h.Intn(len(modes))]
+		in.pass = h.Intn(2) == 0
+		switch h.Intn(4) {
 		case 0:
-			in.ca = word("c")
+			in.ca = h.word("c")
 		case 1:
-			in.errorPage = word("https://e/")
+			in.errorPage = h.word("https://e/")
 		case 2:
-			in.verify = word("o")
+			in.verify = h.word("o")
 		case 3:
-			in.depth = r.Intn(14) - 2
+			in.depth = h.Intn(14) - 2
 		}
-		if valid(in.config()) {
-			accepted++
-		}
-		checkClientTLSNoInjection(t, in)
-	}
-	for _, s := range clientTLSSeeds {
-		checkClientTLSNoInjection(t, s)
-	}
-	if accepted < 300 {
-		t.Fatalf("only %d of 2000 inputs were valid: the test exercises too little", accepted)
-	}
-	t.Logf("%d of 2000 inputs accepted and rendered without a new directive", accepted)
+		return in
+	}}.run(t)
 }

@@ -1,7 +1,6 @@
 package openresty_test
 
 import (
-	"math/rand"
 	"strconv"
 	"testing"
 
@@ -99,44 +98,26 @@ func FuzzRenderProxy(f *testing.F) {
 
 // TestRenderProxyAddsNoDirective is FuzzRenderProxy's bounded sibling for every `go test`.
 func TestRenderProxyAddsNoDirective(t *testing.T) {
-	const soup = "abz09kmgKMG/._-~!&'()*+,=:@%$^|?[]{}\\\"; #\t\nxX*"
-	r := rand.New(rand.NewSource(12))
-	word := func(prefix string) string {
-		b := []byte(prefix)
-		for n := r.Intn(6); n > 0; n-- {
-			b = append(b, soup[r.Intn(len(soup))])
-		}
-		return string(b)
-	}
-	accepted := 0
-	for i := 0; i < 3000; i++ {
+	h := newHostile(12)
+	h.soup, h.most = "abz09kmgKMG/._-~!&'()*+,=:@%$^|?[]{}\\\"; #\t\nxX*", 6 // the units of sizes and times too
+	soupTest[proxyInput]{inputs: 3000, least: 300, seeds: proxySeeds, check: checkProxyNoInjection, next: func(int) proxyInput {
 		in := proxySeeds[0]
-		switch r.Intn(7) {
+		switch h.Intn(7) {
 		case 0:
-			in.bodySize = word("1")
+			in.bodySize = h.word("1")
 		case 1:
-			in.bufferSize = word("8")
+			in.bufferSize = h.word("8")
 		case 2:
-			in.buffering = word("o")
+			in.buffering = h.word("o")
 		case 3:
-			in.condition = word("http_")
+			in.condition = h.word("http_")
 		case 4:
-			in.timeout = word("1")
+			in.timeout = h.word("1")
 		case 5:
-			in.errBackend = word("p")
+			in.errBackend = h.word("p")
 		case 6:
-			in.origin = word("s")
+			in.origin = h.word("s")
 		}
-		if valid(in.config()) {
-			accepted++
-		}
-		checkProxyNoInjection(t, in)
-	}
-	for _, s := range proxySeeds {
-		checkProxyNoInjection(t, s)
-	}
-	if accepted < 300 {
-		t.Fatalf("only %d of 3000 inputs were valid: the test exercises too little", accepted)
-	}
-	t.Logf("%d of 3000 inputs accepted and rendered without a new directive", accepted)
+		return in
+	}}.run(t)
 }
