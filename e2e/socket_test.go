@@ -153,11 +153,31 @@ func TestAdminSocketNeverReachableByAnotherUser(t *testing.T) {
 	if master == 0 || len(workers) == 0 {
 		t.Fatalf("nginx of %s: master %d workers %v", prefix, master, workers)
 	}
+	// A worker that the last reload forked runs as root until its init calls setuid, and
+	// keeps the master's title until then (the reload is confirmed by the first new worker
+	// that answers, not the last): look at each once it has its own title.
+	deadline := time.Now().Add(10 * time.Second)
 	for _, w := range workers {
+		for !workerTitled(w) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", w)); err != nil {
+			continue // gone: it no longer serves
+		}
+		if !workerTitled(w) {
+			t.Fatalf("worker %d has not finished its init in 10 s", w)
+		}
 		if _, _, wuid := procOwner(w); wuid != wwwUID {
 			t.Fatalf("worker %d runs as uid %d, want www-data (%d)", w, wuid, wwwUID)
 		}
 	}
+}
+
+// workerTitled says whether a child of the master has finished its init (nginx titles it
+// "worker process" after setuid), or is gone.
+func workerTitled(pid int) bool {
+	cmd, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	return err != nil || strings.HasPrefix(string(cmd), "nginx: worker process")
 }
 
 func copyFile(from, to string, mode os.FileMode) error {
