@@ -105,7 +105,7 @@ const sideAnalysis = "\n**What was taken out.** Before this benchmark, the appli
 	"the applier of `restyplane serve` reads no counters (the rollback watcher does, on its own goroutine). So the hand-off went: the API's " +
 	"goroutine that committed now sends the dynamic push itself before it answers (`Applier.ApplyNow`, when no step of the applier runs; a " +
 	"reload, a rejection and the health watch stay with the applier's loop, and one lock keeps one apply at a time), and the writer no longer " +
-	"yields. Same benchmark before (main at ca68660, load average 4) and after, two runs (load average 0.4, the tables above, and 3.2): stamp to " +
+	"yields. Same benchmark before (main at ca68660, load average 4) and after, two runs (load average 0.4 and 3.2): stamp to " +
 	"push p50 1.0 → 0.8 and 0.7 ms, p90 7.2 → 4.4 and 3.1 ms, p99 40.8 → 17.8 and 44.5 ms, max 58.2 → 27.7 and 71.6 ms; total p50 5.0 → 5.3 and " +
 	"4.7 ms, p90 17.4 → 12.2 and 9.4 ms, p99 51.3 → 29.6 and 51.2 ms. The hand-off was in the body of the distribution, not in the tail: switches" +
 	" of 40–70 ms from the stamp to the push (a few in 100) are still there. A second traced run, after the change (load average 3), caught one: " +
@@ -115,6 +115,25 @@ const sideAnalysis = "\n**What was taken out.** Before this benchmark, the appli
 	"COMMIT writes the WAL without an fsync, so the block is the file system's (a write that waits for the journal or for a page under writeback," +
 	" on a disk that other work on the machine syncs): not shown yet, and not taken out. The push and the first new answer have tails of their " +
 	"own (at most 25 and 45 ms in the second run), and the bare mechanism had a switch of 51 ms in the first.\n\n" +
+	"**Taken out since (the WAL and the access log, 2026-11-23 night).** `perf record -e sched:sched_switch -g` on restyplane's and nginx's " +
+	"threads during this benchmark (each block from the switch-out to the wake-up, with its kernel and Go stacks) named the blocks. (1) The " +
+	"commit's `pwrite` of the WAL, appending into a hole of the file, waited in `ext4_da_get_block_prep` for the inode's block-map lock " +
+	"(`down_write`), which the WAL's writeback (the checkpointer's fsync, or the kernel's flusher) held while it allocated blocks: up to 68 ms " +
+	"in a store-only run beside a disk writer. The store now keeps 16 MiB of the WAL allocated past its end (`fallocate` with KEEP_SIZE, " +
+	"renewed by the checkpointer), and appends take the lock-free path. (2) The switch that then still took 52 ms from the stamp to the push " +
+	"was inside `tx.Commit` → `walFrames` → `fsync`: the first commit after a whole checkpoint writes the WAL from its start, and SQLite syncs " +
+	"the new header first even with synchronous=NORMAL (so that frames of the old WAL can never be replayed over the database); with a " +
+	"checkpoint every second that was every fourth or so switch here, usually a few milliseconds, 40–50 ms when other work synced the disk. The " +
+	"checkpointer now restarts the WAL itself after a whole fold (a one-page write of the header's application_id, under the writer lock), " +
+	"and runs only when something was committed since its last round. (3) nginx's workers waited for the access log: every request's line " +
+	"was a `write` into a file the workers share, so one waited for the file's position lock while another waited for the block map (up to " +
+	"26 ms); the access log is now buffered (64k, flushed every second). Same benchmark with (1) only, a plain run (load average 2.2) " +
+	"and a traced one (load average 3.8): total p99 46.0 and 45.2 ms against Caddy's 13.2 and 14.1 ms, stamp to push max 42.0 and 41.1 ms; with " +
+	"all three, one traced run (load average 4.2) and two plain runs (load averages 12.5 and 6.5, the tables above are the second): total p99 " +
+	"12.0, 15.8 and 13.2 ms against Caddy's 17.6, 21.4 and 18.9 ms, stamp to push max 8.1, 9.7 and 5.1 ms. The commit is still durable before " +
+	"the push: a commit writes its frames into the WAL before the push begins, as before. What is left above the bare mechanism's p50 is " +
+	"restyplane's own request (about 1.3 ms from the write to the stamp, HTTP, the token's cache, decoding and validation on a Go process " +
+	"that waits for a core nginx and the load hold) and the commit (about 0.5 ms); the goal of p50 within 1 ms of the bare mechanism is not met.\n\n" +
 	"**Failures.** Caddy applies an admin change by starting a new server and stopping the old one, which closes the kept-alive client connections it held; " +
 	"nginx's reload closes the old workers' kept-alive connections the same way. restyplane and the bare mechanism change only shared memory, so no " +
 	"connection closes. With 2 cores shared by the proxies, the upstreams and the load, the p99 and max of every system follow the machine's other load " +
