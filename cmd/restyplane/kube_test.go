@@ -1,0 +1,17 @@
+//go:build !nokube
+
+package main
+
+import (
+	"testing"
+
+	"github.com/restyplane/restyplane/reconciler"
+)
+
+// TestDefaultControllerIsTheReconcilers: the flags' default, written out for the build
+// without the reconciler, is the reconciler's own.
+func TestDefaultControllerIsTheReconcilers(t *testing.T) {
+	if defaultController != reconciler.DefaultController {
+		t.Fatalf("defaultController = %q, reconciler.DefaultController = %q", defaultController, reconciler.DefaultController)
+	}
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"flag"
+	"os"
+)
+
+// defaultController is reconciler.DefaultController, written out so that a build without
+// the reconciler (kube_off.go) takes the same flags; a test keeps the two equal.
+const defaultController = "restyplane.io/ingress"
+
+// kubeConfig is the Kubernetes part of `restyplane serve`. The reconciler runs when a
+// kubeconfig is given or restyplane runs in a pod; otherwise restyplane needs no cluster.
+type kubeConfig struct {
+	kubeconfig     string
+	controller     string
+	statusAddress  string
+	leaseNamespace string
+	identity       string
+	allowExternal  bool
+}
+
+func (c *kubeConfig) flags(fs *flag.FlagSet) {
+	fs.StringVar(&c.kubeconfig, "kubeconfig", env("RESTYPLANE_KUBECONFIG", ""),
+		"kubeconfig of the cluster whose Ingresses to serve; in a pod the in-cluster config is used (env RESTYPLANE_KUBECONFIG)")
+	fs.StringVar(&c.controller, "ingress-controller", env("RESTYPLANE_INGRESS_CONTROLLER", defaultController),
+		"IngressClass controller name to answer to (env RESTYPLANE_INGRESS_CONTROLLER)")
+	fs.StringVar(&c.statusAddress, "ingress-status-address", env("RESTYPLANE_INGRESS_STATUS_ADDRESS", ""),
+		"address written to applied Ingresses' status.loadBalancer (env RESTYPLANE_INGRESS_STATUS_ADDRESS)")
+	fs.StringVar(&c.leaseNamespace, "lease-namespace", env("RESTYPLANE_LEASE_NAMESPACE", ""),
+		"namespace of the leader-election Lease (the pod's namespace) (env RESTYPLANE_LEASE_NAMESPACE)")
+	fs.StringVar(&c.identity, "lease-identity", env("RESTYPLANE_LEASE_IDENTITY", ""),
+		"this replica's name in the Lease (host name and a random suffix) (env RESTYPLANE_LEASE_IDENTITY)")
+	fs.BoolVar(&c.allowExternal, "allow-external-name", env("RESTYPLANE_ALLOW_EXTERNAL_NAME", "") == "true",
+		"route Ingresses to ExternalName Services, refused otherwise; names of this machine, link-local or metadata addresses stay refused (env RESTYPLANE_ALLOW_EXTERNAL_NAME=true)")
+}
+
+// enabled says whether there is a cluster to reconcile.
+func (c *kubeConfig) enabled() bool {
+	return c.kubeconfig != "" || os.Getenv("KUBERNETES_SERVICE_HOST") != ""
+}
