@@ -5,10 +5,9 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
-	httpSwagger "github.com/swaggo/http-swagger/v2"
+	swaggerFiles "github.com/swaggo/files/v2"
 
-	// The generated spec registers itself with swag, where the swagger UI reads doc.json.
-	_ "github.com/restyplane/restyplane/openapi"
+	"github.com/restyplane/restyplane/openapi"
 )
 
 // uiCSP allows the web UI only its own scripts, styles and API: no inline script, no
@@ -18,10 +17,24 @@ const uiCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 
 	"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; " +
 	"form-action 'self'; frame-ancestors 'none'"
 
-// swaggerCSP is looser than uiCSP only where the vendored swagger UI needs it: its page
-// starts the UI with an inline script and inline styles.
-const swaggerCSP = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
+// swaggerCSP is looser than uiCSP only where the vendored swagger UI needs it: it sets
+// inline styles. Its scripts are all files, swaggerInit too.
+const swaggerCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
 	"img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+
+// swaggerInit replaces the swagger UI's own swagger-initializer.js, which opens an example
+// spec on the internet, with one that opens restyplane's.
+const swaggerInit = `window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: "/swagger/doc.json",
+    dom_id: "#swagger-ui",
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    layout: "StandaloneLayout"
+  });
+};
+`
 
 // withCSP sets a Content-Security-Policy and the headers that go with it.
 func withCSP(policy string) func(http.Handler) http.Handler {
@@ -40,7 +53,23 @@ func withCSP(policy string) func(http.Handler) http.Handler {
 // mountSwagger serves the swagger UI at /swagger/ and the spec at /swagger/doc.json.
 func (s *Server) mountSwagger(r chi.Router) {
 	r.Get("/swagger", http.RedirectHandler("/swagger/index.html", http.StatusMovedPermanently).ServeHTTP)
-	r.With(withCSP(swaggerCSP)).Get("/swagger/*", httpSwagger.Handler(httpSwagger.URL("/swagger/doc.json")))
+	r.Route("/swagger", func(r chi.Router) {
+		r.Use(withCSP(swaggerCSP))
+		r.Get("/doc.json", serveBytes("application/json", openapi.JSON))
+		r.Get("/swagger-initializer.js", serveBytes("text/javascript; charset=utf-8", []byte(swaggerInit)))
+		// The file server would answer index.html with a redirect to the directory.
+		index, _ := fs.ReadFile(swaggerFiles.FS, "index.html")
+		r.Get("/index.html", serveBytes("text/html; charset=utf-8", index))
+		r.Get("/*", http.StripPrefix("/swagger/", http.FileServerFS(swaggerFiles.FS)).ServeHTTP)
+	})
+}
+
+// serveBytes answers with b, which is built in: it changes only with the binary.
+func serveBytes(contentType string, b []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write(b)
+	}
 }
 
 // mountUI serves the web UI's files at / under policy (uiCSP when empty), or, without a UI,
