@@ -145,6 +145,12 @@ func (in *Instance) hup() error {
 	return nil
 }
 
+// confirmAttempt bounds one status request of a confirmation. Each request has a
+// connection of its own, and once, on a loaded machine, one went unanswered for the whole
+// reload timeout (the cause is not known); a new request on a new connection goes to
+// whichever worker accepts it then.
+const confirmAttempt = 2 * time.Second
+
 // confirm waits until a new worker (none of old, the workers from before the signal)
 // reports generation: the generation alone would not tell a reload to the same generation
 // from one the master refused. It then waits until no old worker accepts connections any
@@ -158,7 +164,9 @@ func (in *Instance) confirm(ctx context.Context, generation string, old map[int]
 	defer cancel()
 	var last string
 	for {
-		st, err := in.admin.Status(ctx)
+		actx, acancel := context.WithTimeout(ctx, confirmAttempt)
+		st, err := in.admin.Status(actx)
+		acancel()
 		switch {
 		case err != nil:
 			last = err.Error()
