@@ -62,6 +62,18 @@ func TestOperationalEndpoints(t *testing.T) {
 	if csp := res.header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
 		t.Fatalf("swagger CSP = %q", csp)
 	}
+	// The swagger UI's short addresses lead to its page.
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, p := range []string{"/swagger", "/swagger/"} {
+		r, err := noFollow.Get(e.ts.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != http.StatusMovedPermanently || r.Header.Get("Location") != "/swagger/index.html" {
+			t.Errorf("GET %s = %d to %q, want 301 to /swagger/index.html", p, r.StatusCode, r.Header.Get("Location"))
+		}
+	}
 
 	res = e.must(http.StatusNotFound, req{method: "GET", path: "/api/v1/nothing", token: e.viewer})
 	checkErrorBody(t, res)

@@ -52,9 +52,10 @@ func withCSP(policy string) func(http.Handler) http.Handler {
 
 // mountSwagger serves the swagger UI at /swagger/ and the spec at /swagger/doc.json.
 func (s *Server) mountSwagger(r chi.Router) {
-	r.Get("/swagger", http.RedirectHandler("/swagger/index.html", http.StatusMovedPermanently).ServeHTTP)
 	r.Route("/swagger", func(r chi.Router) {
 		r.Use(withCSP(swaggerCSP))
+		// Both /swagger and /swagger/ come here.
+		r.Get("/", http.RedirectHandler("/swagger/index.html", http.StatusMovedPermanently).ServeHTTP)
 		r.Get("/doc.json", serveBytes("application/json", openapi.JSON))
 		r.Get("/swagger-initializer.js", serveBytes("text/javascript; charset=utf-8", []byte(swaggerInit)))
 		// The file server would answer index.html with a redirect to the directory.
