@@ -16,25 +16,24 @@ func TestPushAnswerCarriesBackendCounters(t *testing.T) {
 	b := backend("web", up)
 	in := startNginxWith(t, config([]api.Backend{b}, server("one", "one.test", "/", "web")),
 		func(o *openresty.Options) { o.CountersWithPush = true })
-	if _, err := in.Push(ctx(t), 2, openresty.Push{Backends: []api.Backend{b}}); err != nil {
-		t.Fatalf("push: %v", err)
+	// pushThenRequest pushes b at version, then sends one request through the proxy and
+	// waits until the admin endpoint counted want requests in all.
+	pushThenRequest := func(version, want int64) {
+		t.Helper()
+		if _, err := in.Push(ctx(t), version, openresty.Push{Backends: []api.Backend{b}}); err != nil {
+			t.Fatalf("push: %v", err)
+		}
+		get(t, proxyAddr(in), "one.test", "/ok")
+		eventually(t, "the admin endpoint counts the request", 5*time.Second, func() bool {
+			c, err := in.Admin().BackendCounters(ctx(t), 3)
+			return err == nil && c["web"].Requests == want
+		})
 	}
-	get(t, proxyAddr(in), "one.test", "/ok")
-	// The push answered before this request, so its counters hold one request fewer than
-	// the admin endpoint's by now.
-	eventually(t, "the admin endpoint counts the request", 5*time.Second, func() bool {
-		c, err := in.Admin().BackendCounters(ctx(t), 3)
-		return err == nil && c["web"].Requests == 1
-	})
+	// Each push answers before its request, so its counters hold one request fewer than
+	// the admin endpoint's by then.
+	pushThenRequest(2, 1)
 	b.Endpoints[0].Weight = 2
-	if _, err := in.Push(ctx(t), 3, openresty.Push{Backends: []api.Backend{b}}); err != nil {
-		t.Fatalf("push: %v", err)
-	}
-	get(t, proxyAddr(in), "one.test", "/ok")
-	eventually(t, "the admin endpoint counts the second request", 5*time.Second, func() bool {
-		c, err := in.Admin().BackendCounters(ctx(t), 3)
-		return err == nil && c["web"].Requests == 2
-	})
+	pushThenRequest(3, 2)
 	c, err := in.Counters(ctx(t), 3)
 	if err != nil {
 		t.Fatal(err)
