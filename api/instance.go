@@ -21,6 +21,10 @@ type Report struct {
 	// started, with the distinct failing clients counted since the instance began serving
 	// Applied: what the control plane's automatic rollback decides from.
 	Backends map[string]BackendCounter `json:"backends,omitempty"`
+	// HeldMS is how long the newest successful apply among Applies waited in the agent
+	// before this report went out, in milliseconds: the control plane leaves it out of the
+	// propagation it measures.
+	HeldMS float64 `json:"heldMs,omitempty"`
 }
 
 // BackendCounter is one backend's cumulative upstream requests and 5xx answers, and the
@@ -37,6 +41,10 @@ type ServerCounter struct {
 	Errors   int64 `json:"errors"`
 }
 
+// maxHeldMS is a day: a report's apply records are never held longer than the agent's
+// retries take.
+const maxHeldMS = 24 * 60 * 60 * 1000
+
 // Validate checks what a report says about itself; its apply records are the agent's own
 // and are stored as they come, under the instance's name.
 func (r *Report) Validate() error {
@@ -45,6 +53,9 @@ func (r *Report) Validate() error {
 	}
 	if r.Applied < 0 || r.Rejected < 0 {
 		return Invalid("applied", "revisions are not negative")
+	}
+	if r.HeldMS < 0 || r.HeldMS > maxHeldMS {
+		return Invalid("heldMs", "a wait of 0 to 86400000 milliseconds")
 	}
 	if len(r.Applies) > 1000 {
 		return Invalid("applies", "at most 1000 apply records per report")

@@ -38,6 +38,9 @@ type Options struct {
 	ReadTimeout time.Duration
 	// ReportEvery is the heartbeat interval; zero means 5 s.
 	ReportEvery time.Duration
+	// ReportDelay is how long the report of an apply waits before it goes out; zero means
+	// 50 ms, negative means none. See reportLoop for why.
+	ReportDelay time.Duration
 	// MinBackoff and MaxBackoff bound the reconnect delays; zero means 200 ms and 10 s.
 	MinBackoff, MaxBackoff time.Duration
 	Logger                 *slog.Logger
@@ -87,6 +90,9 @@ func New(o Options) (*Follower, error) {
 	}
 	if o.ReportEvery <= 0 {
 		o.ReportEvery = 5 * time.Second
+	}
+	if o.ReportDelay == 0 {
+		o.ReportDelay = 50 * time.Millisecond
 	}
 	if o.MinBackoff <= 0 {
 		o.MinBackoff = 200 * time.Millisecond

@@ -71,3 +71,69 @@ func TestApplyReportIsNoHeartbeat(t *testing.T) {
 		t.Fatalf("heartbeat = %+v, want the full one without records (they got through)", last)
 	}
 }
+
+// TestApplyReportsWaitAndShareOneReport: the applies of a burst within ReportDelay go out
+// in one report, no sooner than the delay, and the report says how long its newest apply
+// waited.
+func TestApplyReportsWaitAndShareOneReport(t *testing.T) {
+	const delay = 150 * time.Millisecond
+	reports := make(chan api.Report, 10)
+	cp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var rep api.Report
+		if err := json.NewDecoder(r.Body).Decode(&rep); err != nil {
+			t.Errorf("decode report: %v", err)
+		}
+		reports <- rep
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer cp.Close()
+	f, err := New(Options{ControlPlane: cp.URL, Token: "x", Name: "edge", DataDir: t.TempDir(),
+		ReportEvery: time.Hour, ReportDelay: delay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.reportLoop(ctx)
+	start := time.Now()
+	for rev := int64(1); rev <= 3; rev++ {
+		_ = f.RecordApply(ctx, &api.ApplyRecord{Revision: rev, Outcome: api.OutcomeSuccess, Started: time.Now()})
+	}
+	var rep api.Report
+	select {
+	case rep = <-reports:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no report after three applies")
+	}
+	if waited := time.Since(start); waited < delay {
+		t.Errorf("the report went out %s after the applies, before the delay of %s", waited, delay)
+	}
+	if len(rep.Applies) != 3 {
+		t.Errorf("report carries %d apply records, want the burst's 3 in one report", len(rep.Applies))
+	}
+	if rep.HeldMS < float64(delay/time.Millisecond) {
+		t.Errorf("heldMs = %.1f, want at least the delay's %d", rep.HeldMS, delay/time.Millisecond)
+	}
+	select {
+	case extra := <-reports:
+		t.Errorf("a second report for the same burst: %+v", extra)
+	case <-time.After(2 * delay):
+	}
+}
+
+// TestHeldForIsTheNewestSuccess: heldFor measures from the end of the newest successful
+// apply, and is 0 when none succeeded.
+func TestHeldForIsTheNewestSuccess(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	recs := []api.ApplyRecord{
+		{Revision: 2, Outcome: api.OutcomeSuccess, Started: t0, DurationMS: 5},
+		{Revision: 4, Outcome: api.OutcomeRejected, Started: t0.Add(50 * time.Millisecond)},
+		{Revision: 3, Outcome: api.OutcomeSuccess, Started: t0.Add(10 * time.Millisecond), DurationMS: 10},
+	}
+	if got := heldFor(recs, t0.Add(100*time.Millisecond)); got != 80 {
+		t.Errorf("heldFor = %v ms, want 80 (from revision 3's end at 20 ms)", got)
+	}
+	if got := heldFor(recs[1:2], t0.Add(time.Second)); got != 0 {
+		t.Errorf("heldFor without a success = %v, want 0", got)
+	}
+}

@@ -209,3 +209,24 @@ func TestFeedDeltaSizeIndependentOfConfig(t *testing.T) {
 	}
 	t.Logf("one-endpoint delta: %d bytes with 10 backends, %d with 5,000", sizes[10], sizes[5000])
 }
+
+// TestPropagationLeavesOutTheAgentsWait: the propagation histogram measures from a
+// revision's write to its apply, so the time an agent held its report (heldMs) is left out;
+// a negative or absurd heldMs is refused.
+func TestPropagationLeavesOutTheAgentsWait(t *testing.T) {
+	e := newEnv(t)
+	dp := e.dataplane()
+	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("a", 8080)})
+	time.Sleep(300 * time.Millisecond)
+	rep := api.Report{Version: "test", State: "running", Applied: 1, HeldMS: 300, Applies: []api.ApplyRecord{
+		{Revision: 1, Mode: api.ModeDynamic, Started: time.Now().Add(-300 * time.Millisecond), Outcome: api.OutcomeSuccess}}}
+	e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/edge-1/report", token: dp, body: rep})
+	body := string(e.must(http.StatusOK, req{method: "GET", path: "/metrics"}).body)
+	if want := `restyplane_fleet_propagation_seconds_bucket{le="0.25"} 1`; !strings.Contains(body, want) {
+		t.Errorf("/metrics lacks %s: the 300 ms the agent held its report counted as propagation", want)
+	}
+	for _, held := range []float64{-1, 1e12} {
+		rep.HeldMS = held
+		e.must(http.StatusBadRequest, req{method: "POST", path: "/api/v1/instances/edge-1/report", token: dp, body: rep})
+	}
+}

@@ -17,7 +17,7 @@ const maxReportBody = 8 << 20
 // report godoc
 //
 //	@Summary	An agent reports on its instance
-//	@Description	For the dataplane role only. Stores the apply records (under the instance's name: /applies and the audit log show them) and the instance's version, state and applied revision. Agents send one after each apply and as a heartbeat.
+//	@Description	For the dataplane role only. Stores the apply records (under the instance's name: /applies and the audit log show them) and the instance's version, state and applied revision. Agents send one 50 ms after an apply (heldMs says how long they held it) and as a heartbeat.
 //	@Tags		fleet
 //	@Accept		json
 //	@Param		name	path	string		true	"the instance name"
@@ -56,8 +56,9 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 }
 
 // observePropagation measures, for the newest revision the report says went live, the
-// time from its write to now: on the control plane's clock only, so that the agents'
-// clocks do not matter.
+// time from its write until the agent applied it: from the write to now on the control
+// plane's clock, less the time the agent held the report (a duration on its own clock),
+// so that the agents' clocks do not matter.
 func (s *Server) observePropagation(ctx context.Context, rep *api.Report, now time.Time) {
 	var rev int64
 	for _, a := range rep.Applies {
@@ -75,7 +76,8 @@ func (s *Server) observePropagation(ctx context.Context, rep *api.Report, now ti
 		written = r.Time
 	}
 	if !written.IsZero() {
-		s.fleet.propagation.Observe(now.Sub(written).Seconds())
+		held := time.Duration(rep.HeldMS * float64(time.Millisecond))
+		s.fleet.propagation.Observe(max(0, now.Sub(written)-held).Seconds())
 	}
 }
 
