@@ -41,6 +41,21 @@ const fleetCountersWork = "What the work of 2026-11-23 night took out, found wit
 	"146 to 167 ms (agents 62 to 73 ms) after; propagation p50 76 to 96 ms and p99 136 to 187 ms before, p50 68 to 76 ms and p99 117 to 174 ms after. The " +
 	"other work on the machine moves single runs by as much as the change does; the means moved from 175 to 153 ms of CPU, p50 85 to 71 ms, p99 165 to 146 ms."
 
+// fleetReportDelayWork says what the work of 2026-11-24 changed (the agents' report
+// delay, the longer warm-up) and the quick runs (RESTYPLANE_FLEET_QUICK) it was measured
+// with.
+const fleetReportDelayWork = "What the work of 2026-11-24 changed. An agent sends the report of an apply 50 ms after it (`ReportDelay`; the report says how long it " +
+	"held it, so the control plane's propagation histogram leaves that out), so that the reports of a change, and the control plane's handling of them, no longer " +
+	"compete for the two cores with the applies of the same change on the other agents. It costs each agent one more wake-up per change (the timer). Quick runs, " +
+	"main at baef885 and the delay taken in turn, five warm-up changes: p50 66.7 and 68.7 ms, p99 102.5 and 121.7 ms, fleet CPU 126.4 and 138.3 ms per change " +
+	"before; p50 49.9 to 57.4 ms, p99 94.5 to 130.3 ms, 142.5 to 156.3 ms after (six runs). The delay moves the median, not the tail. The series of the 100 " +
+	"measured changes showed the first tens of them after the start slower than the rest (about 70 ms falling to about 40 ms), so 50 warm-up changes now go first " +
+	"and the table gives their spread. `perf record` of the 50 agents during the measured changes: the Go runtime's monitor thread (sysmon) is 28% of their CPU " +
+	"and the scheduler's idle loop another 16%: each burst of work that starts with a system call wakes sysmon, which then sleeps 20 µs at a time while the burst " +
+	"lasts, and every such sleep is a context switch on this virtual machine; GOMAXPROCS 2 for the agents (tried) costs more (104 ms of agent CPU per change). " +
+	"Fewer bursts per change, not less work in each, is what is left to take out: the report's answer is one (a stream of reports without an answer each would " +
+	"remove it)."
+
 // fleetCPU is CPU time (user and system) used so far by the parts of a fleet: the control
 // plane, the agents, their nginx (masters and workers) and the benchmark itself (its
 // pollers). CPU seconds per change hold on a busy machine, where wall-clock percentiles
