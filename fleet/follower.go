@@ -68,6 +68,7 @@ type Follower struct {
 	// deltas; a snapshot (a new agent, or another history) starts a new one.
 	chain    int64
 	pending  []api.ApplyRecord
+	dropped  int64 // how many records reports took off the front of pending
 	reporter Reporter
 	applied  int64
 	relist   bool // the resume point is gone: ask for a snapshot

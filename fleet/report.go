@@ -72,6 +72,7 @@ func (f *Follower) holdReport(ctx context.Context) bool {
 func (f *Follower) sendReport(ctx context.Context, heartbeat bool) error {
 	f.mu.Lock()
 	reporter, pending, upTo := f.reporter, append([]api.ApplyRecord(nil), f.pending...), f.records
+	base := f.dropped
 	f.mu.Unlock()
 	defer f.reported(upTo)
 	var rep api.Report
@@ -103,7 +104,12 @@ func (f *Follower) sendReport(ctx context.Context, heartbeat bool) error {
 		return fmt.Errorf("report answered %d: %s", resp.StatusCode, b)
 	}
 	f.mu.Lock()
-	f.pending = f.pending[len(pending):]
+	// Drop what this report carried, less what another report that carried the same
+	// records dropped meanwhile.
+	if n := base + int64(len(pending)) - f.dropped; n > 0 {
+		f.pending = f.pending[n:]
+		f.dropped += n
+	}
 	f.mu.Unlock()
 	return nil
 }

@@ -42,12 +42,17 @@ func TestApplyReportIsNoHeartbeat(t *testing.T) {
 	defer cancel()
 	go f.reportLoop(ctx)
 	_ = f.RecordApply(ctx, &api.ApplyRecord{Revision: 3, Outcome: api.OutcomeSuccess})
+	// Wait until the loop's report got through, not only arrived: the heartbeat below
+	// must not race it for the record.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		mu.Lock()
 		n := len(got)
 		mu.Unlock()
-		if n > 0 {
+		f.mu.Lock()
+		through := len(f.pending) == 0
+		f.mu.Unlock()
+		if n > 0 && through {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -118,6 +123,44 @@ func TestApplyReportsWaitAndShareOneReport(t *testing.T) {
 	case extra := <-reports:
 		t.Errorf("a second report for the same burst: %+v", extra)
 	case <-time.After(2 * delay):
+	}
+}
+
+// TestConcurrentReportsDropEachRecordOnce: two reports that carried the same records, as a
+// heartbeat sent while the loop's report waits for its answer does, drop them once between
+// them: neither panics on the other's drop, and a record taken after both stays pending.
+func TestConcurrentReportsDropEachRecordOnce(t *testing.T) {
+	release := make(chan struct{})
+	arrived := make(chan struct{}, 2)
+	cp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-release
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer cp.Close()
+	f, err := New(Options{ControlPlane: cp.URL, Token: "x", Name: "edge", DataDir: t.TempDir(), ReportEvery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_ = f.RecordApply(ctx, &api.ApplyRecord{Revision: 1, Outcome: api.OutcomeSuccess})
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- f.sendReport(ctx, false) }()
+	}
+	<-arrived
+	<-arrived
+	_ = f.RecordApply(ctx, &api.ApplyRecord{Revision: 2, Outcome: api.OutcomeSuccess})
+	close(release)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.pending) != 1 || f.pending[0].Revision != 2 {
+		t.Fatalf("pending = %+v, want revision 2's record alone", f.pending)
 	}
 }
 
