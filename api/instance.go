@@ -41,9 +41,9 @@ type ServerCounter struct {
 	Errors   int64 `json:"errors"`
 }
 
-// maxHeldMS is a day: a report's apply records are never held longer than the agent's
-// retries take.
-const maxHeldMS = 24 * 60 * 60 * 1000
+// MaxHeldMS is the largest HeldMS a report may say, a day. An agent cut off from the
+// control plane for longer says this much: its records must still get through.
+const MaxHeldMS = 24 * 60 * 60 * 1000
 
 // Validate checks what a report says about itself; its apply records are the agent's own
 // and are stored as they come, under the instance's name.
@@ -54,7 +54,7 @@ func (r *Report) Validate() error {
 	if r.Applied < 0 || r.Rejected < 0 {
 		return Invalid("applied", "revisions are not negative")
 	}
-	if r.HeldMS < 0 || r.HeldMS > maxHeldMS {
+	if r.HeldMS < 0 || r.HeldMS > MaxHeldMS {
 		return Invalid("heldMs", "a wait of 0 to 86400000 milliseconds")
 	}
 	if len(r.Applies) > 1000 {

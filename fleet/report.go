@@ -128,7 +128,9 @@ func heldFor(recs []api.ApplyRecord, now time.Time) float64 {
 		return 0
 	}
 	done := newest.Started.Add(time.Duration(newest.DurationMS * float64(time.Millisecond)))
-	return max(0, float64(now.Sub(done))/float64(time.Millisecond))
+	// Capped at what the control plane takes: after an outage of more than a day, the
+	// report must not be refused for it, or its records would never get through.
+	return min(api.MaxHeldMS, max(0, float64(now.Sub(done))/float64(time.Millisecond)))
 }
 
 // reported notes that a report attempt carrying the first upTo apply records finished,

@@ -165,7 +165,7 @@ func TestConcurrentReportsDropEachRecordOnce(t *testing.T) {
 }
 
 // TestHeldForIsTheNewestSuccess: heldFor measures from the end of the newest successful
-// apply, and is 0 when none succeeded.
+// apply, is 0 when none succeeded, and never more than the control plane accepts.
 func TestHeldForIsTheNewestSuccess(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	recs := []api.ApplyRecord{
@@ -178,5 +178,8 @@ func TestHeldForIsTheNewestSuccess(t *testing.T) {
 	}
 	if got := heldFor(recs[1:2], t0.Add(time.Second)); got != 0 {
 		t.Errorf("heldFor without a success = %v, want 0", got)
+	}
+	if got := heldFor(recs, t0.Add(48*time.Hour)); got != api.MaxHeldMS {
+		t.Errorf("heldFor after two days = %v ms, want the %v the control plane accepts", got, float64(api.MaxHeldMS))
 	}
 }
