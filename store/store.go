@@ -13,7 +13,8 @@ import (
 	"sync"
 
 	"github.com/jmoiron/sqlx"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -72,6 +73,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// The WAL is checkpointed in the background (checkpointer), not by whichever commit
 	// crosses SQLite's threshold.
 	q.Add("_pragma", "wal_autocheckpoint(0)")
+	// unix-excl: the process that opens the history holds it, and keeps SQLite's WAL
+	// index in its own memory instead of a shared-memory file. Every transaction took and
+	// released that file's locks, each a system call, a fifth of a commit's CPU; and a
+	// second process, which would keep a head of its own and write revisions over this
+	// one's, is refused instead (inUse).
+	q.Set("vfs", "unix-excl")
 	db, err := sqlx.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -79,9 +86,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxOpenConns(8)
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
+		if inUse(err) {
+			return nil, fmt.Errorf("the history %s is in use by another process (one restyplane serve per data directory): %w", path, err)
+		}
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
 	}
-	// The WAL and shared-memory files exist once the first connection opened the database.
+	// The WAL exists once the first connection opened the database (a shared-memory file
+	// only where an older restyplane, before unix-excl, left one).
 	if err := tighten(path); err != nil {
 		db.Close()
 		return nil, err
@@ -121,6 +132,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("checkpointer connection: %w", err)
 	}
 	return s, nil
+}
+
+// inUse says whether err is SQLite's "database is locked", which with the unix-excl VFS
+// means that another process holds the history.
+func inUse(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // Close closes the database.
