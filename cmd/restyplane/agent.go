@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -82,12 +81,7 @@ func agent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.proxy.mode == modeOff {
 		return errors.New("agent needs an OpenResty: --openresty managed or attach")
 	}
-	if os.Getenv("GOMAXPROCS") == "" {
-		// A data plane's sidecar leaves the cores to nginx: following a feed, applying
-		// and reporting need one. Many agents on one host (or a busy node) each taking
-		// every core for their garbage collector and scheduler cost the proxies CPU.
-		runtime.GOMAXPROCS(1)
-	}
+	leaveCoresToNginx()
 	log, err := newLogger(stderr, cfg.logLevel, cfg.logFormat)
 	if err != nil {
 		return err

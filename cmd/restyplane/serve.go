@@ -93,6 +93,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve takes no arguments, got %q", fs.Args())
 	}
+	if cfg.proxy.mode != modeOff {
+		leaveCoresToNginx()
+	}
 	log, err := newLogger(stderr, cfg.logLevel, cfg.logFormat)
 	if err != nil {
 		return err
