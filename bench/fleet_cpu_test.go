@@ -56,6 +56,16 @@ const fleetReportDelayWork = "What the work of 2026-11-24 changed. An agent send
 	"Fewer bursts per change, not less work in each, is what is left to take out: the report's answer is one (a stream of reports without an answer each would " +
 	"remove it)."
 
+// fleetSlackWork says what the work of 2026-11-24 morning measured on the fleet: the
+// history held by one process, and a coarser timer slack, tried and not taken.
+const fleetSlackWork = "What the work of 2026-11-24 morning changed: the control plane opens its history with SQLite's `unix-excl` VFS, so that its " +
+	"commits (revisions and the agents' reports) take no `fcntl` locks on a shared-memory file. Measured and not taken: a 1 ms timer slack for the agents' " +
+	"and the control plane's threads, which stretches sysmon's 20 µs sleeps (one quick run each, main before it and the slack: fleet CPU 143.5 and 123.2 ms " +
+	"per change, agents 77.6 and 60.7 ms, control plane 29.7 and 25.1 ms; propagation p50 44.3 and 43.2 ms, p99 120.2 and 106.1 ms). Without CAP_SYS_NICE " +
+	"a process can set the slack only of the thread that asks, before the runtime starts its own threads, so it needs a re-execution of the binary at " +
+	"every start, and the nginx that an agent starts would inherit the coarse timers: a fifth less CPU, with the tail no nearer its goal, did not pay for that. " +
+	"The run above is slower than the one before it (p50 42.7 ms, 137.5 ms of CPU per change, the night before) for a reason outside the code: quick runs of main just before this work (ca1d164) and after it, taken in turn twice this morning, gave fleet CPU 155.6 and 155.0 ms per change before and 178.2 and 161.2 ms after (control plane 33.3 and 33.0 ms before, 35.9 and 34.0 ms after), propagation p50 47.9 and 48.1 ms before and 55.9 and 50.9 ms after, p99 124.8 and 126.6 ms before and 152.9 and 126.9 ms after: the machine was slower than the night before for both, and the history held by one process shows no gain on the control plane's CPU here, where the reports are already committed in groups."
+
 // fleetCPU is CPU time (user and system) used so far by the parts of a fleet: the control
 // plane, the agents, their nginx (masters and workers) and the benchmark itself (its
 // pollers). CPU seconds per change hold on a busy machine, where wall-clock percentiles

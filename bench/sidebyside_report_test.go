@@ -134,6 +134,23 @@ const sideAnalysis = "\n**What was taken out.** Before this benchmark, the appli
 	"the push: a commit writes its frames into the WAL before the push begins, as before. What is left above the bare mechanism's p50 is " +
 	"restyplane's own request (about 1.3 ms from the write to the stamp, HTTP, the token's cache, decoding and validation on a Go process " +
 	"that waits for a core nginx and the load hold) and the commit (about 0.5 ms); the goal of p50 within 1 ms of the bare mechanism is not met.\n\n" +
+	"**Taken out since (one core, and the history held by one process, 2026-11-24).** A traced run (stamps at the API's first middleware, at the start and the end " +
+	"of the commit, and just before the push's request is written, against the benchmark's own stamp before the write; load average about 3) gave, p50 of 100: " +
+	"write to the first middleware 806 µs, middleware to the commit 321 µs, the commit 645 µs, commit to the push written 68 µs, write to the push written " +
+	"2233 µs; the same with `GOMAXPROCS=1` for `restyplane serve`: 867, 145, 448, 55 and 1878 µs. With a P per core, the Go runtime handed the request's " +
+	"goroutines (the server's background read, the admin client's write and read loops, the goroutines the new head wakes) to threads that each had to " +
+	"wait for a core that nginx and the load held. `restyplane serve` with a local nginx now takes one core, as the agent does, unless `GOMAXPROCS` is set. " +
+	"Paired runs, the default and one core in turn: total p50 3.2 and 2.7 ms, then 3.9 and 3.0 ms (bare 0.9 to 1.0 ms). The store now opens the history " +
+	"with SQLite's `unix-excl` VFS: the WAL index lives in the process's memory, so a transaction takes no `fcntl` locks on a shared-memory file (a fifth of " +
+	"a commit's CPU in a profile; a one-endpoint write of the store alone went from about 150 to 120 µs, 3000 writes three times), and a second process on the " +
+	"same history is refused. With both, a traced run: 740, 148, 448, 56 and 1799 µs; total 3.2 ms against the bare mechanism's 1.0 ms. Tried and not " +
+	"taken: a shorter EEVDF slice for restyplane's threads (`sched_setattr` with `sched_runtime`, which an unprivileged process may set; this kernel's " +
+	"slice is 1.4 ms): 100 µs gave a total p50 of 6.0 ms and 400 µs 4.3 ms, against 3.2 ms, since the API write's burst of CPU (about 0.5 ms) was cut into " +
+	"pieces that each waited for a core again; a 1 ms timer slack for restyplane's threads halved its context switches per write (25 to 12, mostly the Go " +
+	"runtime's monitor thread sleeping 20 µs at a time) but left the p50 where it was (3.4 ms). What is left: restyplane's thread must be woken by the write, " +
+	"and a woken thread waits for the running one's slice on cores that nginx and the load keep busy (0.74 ms p50 from the write to the first middleware, " +
+	"0.28 ms at best), where the bare mechanism's push goes to an nginx worker that is already running; and the commit, 0.45 ms p50 under this load (0.27 ms " +
+	"at best), which stays before the push. The goal of p50 within 1 ms of the bare mechanism is still not met.\n\n" +
 	"**Failures.** Caddy applies an admin change by starting a new server and stopping the old one, which closes the kept-alive client connections it held; " +
 	"nginx's reload closes the old workers' kept-alive connections the same way. restyplane and the bare mechanism change only shared memory, so no " +
 	"connection closes. With 2 cores shared by the proxies, the upstreams and the load, the p99 and max of every system follow the machine's other load " +
