@@ -79,6 +79,11 @@ func (c fleetCPU) sub(o fleetCPU) fleetCPU {
 	return fleetCPU{cp: c.cp - o.cp, agents: c.agents - o.agents, nginx: c.nginx - o.nginx, bench: c.bench - o.bench}
 }
 
+// add is the CPU of c and o together.
+func (c fleetCPU) add(o fleetCPU) fleetCPU {
+	return fleetCPU{cp: c.cp + o.cp, agents: c.agents + o.agents, nginx: c.nginx + o.nginx, bench: c.bench + o.bench}
+}
+
 // per is the CPU divided by n changes.
 func (c fleetCPU) per(n int) fleetCPU {
 	d := time.Duration(n)

@@ -23,8 +23,10 @@ type fleet struct {
 	cp     *instance
 	secret string
 	agents []*rptest.Agent
-	// pollers hold one kept-alive connection per agent's proxy.
-	pollers []*rawPoller
+	// pollers hold one kept-alive connection per agent's proxy; barePollers another, to
+	// the route that bare moves.
+	pollers, barePollers []*rawPoller
+	bare                 *barePusher
 }
 
 // raiseFileLimit lifts the soft RLIMIT_NOFILE to the hard one: the benchmark holds
@@ -81,10 +83,12 @@ func (f *fleet) startAgents(tb testing.TB, n, batch int) {
 		f.agents = append(f.agents, started...)
 	}
 	for _, a := range f.agents {
-		p := newRawPoller(a.Proxy, dynamicHost, "/")
+		p, bp := newRawPoller(a.Proxy, dynamicHost, "/"), newRawPoller(a.Proxy, bareFleetHost, "/")
 		tb.Cleanup(p.close)
-		f.pollers = append(f.pollers, p)
+		tb.Cleanup(bp.close)
+		f.pollers, f.barePollers = append(f.pollers, p), append(f.barePollers, bp)
 	}
+	f.bare = newBarePusher(f.agents)
 }
 
 // instances returns GET /api/v1/instances.
@@ -125,15 +129,15 @@ func (f *fleet) waitAtHead(tb testing.TB, rev int64, within time.Duration) {
 	}
 }
 
-// pollAll polls every proxy concurrently, each at most budget requests and deadline from
-// t0, until it answers from upstream want, and returns when the last one first did. A
-// proxy that never does is an error.
-func (f *fleet) pollAll(t0 time.Time, want string, budget int, deadline time.Duration) (time.Duration, error) {
+// pollAll polls every proxy concurrently through pollers, each at most budget requests
+// and deadline from t0, until it answers from upstream want, and returns when the last one
+// first did. A proxy that never does is an error.
+func (f *fleet) pollAll(pollers []*rawPoller, t0 time.Time, want string, budget int, deadline time.Duration) (time.Duration, error) {
 	var mu sync.Mutex
 	var last time.Duration
 	var firstErr error
 	var wg sync.WaitGroup
-	for i, p := range f.pollers {
+	for i, p := range pollers {
 		wg.Add(1)
 		go func(i int, p *rawPoller) {
 			defer wg.Done()

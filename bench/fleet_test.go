@@ -18,6 +18,8 @@ const (
 	fleetAgents  = 50
 	fleetBatch   = 10
 	fleetChanges = 100
+	// fleetRound is how many changes of restyplane, then of the bare mechanism, go in turn.
+	fleetRound = 10
 	// fleetWarmup changes go first, unmeasured: the first tens of changes after 50 agents
 	// and 50 nginx started on the same two cores are slower than the rest (the report
 	// gives their spread too).
@@ -62,7 +64,7 @@ func BenchmarkFleet(b *testing.B) {
 			t0 := time.Now()
 			rev = cp.mustWrite("PUT", "/api/v1/backends/b-0000/endpoints", server.EndpointsRequest{Endpoints: ups[at].endpoints()})
 			write = time.Since(t0)
-			total, err := f.pollAll(t0, ups[at].name, fleetPollBudget, fleetPollDeadline)
+			total, err := f.pollAll(f.pollers, t0, ups[at].name, fleetPollBudget, fleetPollDeadline)
 			if err != nil {
 				b.Fatalf("revision %d: %v", rev, err)
 			}
@@ -78,33 +80,50 @@ func BenchmarkFleet(b *testing.B) {
 			// A mark for whoever profiles the measured changes (perf record -a).
 			fmt.Fprintf(os.Stderr, "fleet: measuring %d changes\n", fleetChanges)
 		}
-		_, cpu0 := procUsage(b, cp.PID())
-		fc0 := f.cpu()
-		w0 := time.Now()
-		var totals, writes []time.Duration
+		// Rounds of restyplane's changes and the bare mechanism's, the order turning each
+		// round, so that both meet the same machine.
+		var totals, writes, bares []time.Duration
+		var restyCPU, bareCPU fleetCPU
+		var restyWall time.Duration
 		var firstRev, lastRev int64
-		for k := 0; k < fleetChanges; k++ {
-			rev, w, t := change()
-			totals, writes = append(totals, t), append(writes, w)
-			if firstRev == 0 {
-				firstRev = rev
+		for k := 0; k < fleetChanges; k += fleetRound {
+			for half := 0; half < 2; half++ {
+				c0, w0 := f.cpu(), time.Now()
+				if (half+k/fleetRound)%2 == 1 {
+					for j := 0; j < fleetRound; j++ {
+						t, err := f.bareChange(ups)
+						if err != nil {
+							b.Fatalf("bare change: %v", err)
+						}
+						bares = append(bares, t)
+					}
+					bareCPU = bareCPU.add(f.cpu().sub(c0))
+					continue
+				}
+				for j := 0; j < fleetRound; j++ {
+					rev, w, t := change()
+					totals, writes = append(totals, t), append(writes, w)
+					if firstRev == 0 {
+						firstRev = rev
+					}
+					lastRev = rev
+				}
+				restyCPU, restyWall = restyCPU.add(f.cpu().sub(c0)), restyWall+time.Since(w0)
 			}
-			lastRev = rev
 		}
-		_, cpu1 := procUsage(b, cp.PID())
-		propCPU := float64(cpu1-cpu0) / float64(time.Since(w0))
-		perChange := f.cpu().sub(fc0).per(fleetChanges)
-		b.Logf("CPU per change: %s", perChange)
+		propCPU := float64(restyCPU.cp) / float64(restyWall)
+		perChange, barePer := restyCPU.per(fleetChanges), bareCPU.per(fleetChanges)
+		b.Logf("CPU per change: %s; bare mechanism: %s", perChange, barePer)
 		b.ReportMetric(perChange.total().Seconds(), "fleet-cpu-s/change")
 		b.ReportMetric(perChange.cp.Seconds(), "cp-cpu-s/change")
 		b.ReportMetric(perChange.agents.Seconds(), "agents-cpu-s/change")
 		if os.Getenv("RESTYPLANE_FLEET_QUICK") != "" {
 			// Propagation and its CPU only, for profiling work: no report is written.
 			// RESTYPLANE_FLEET_AGENTS may shrink the fleet for it.
-			b.Logf("propagation %s; write %s; warm-up %s", spreadOf(totals).row(), spreadOf(writes).row(), spreadOf(warm).row())
+			b.Logf("propagation %s; bare %s; write %s; warm-up %s", spreadOf(totals).row(), spreadOf(bares).row(), spreadOf(writes).row(), spreadOf(warm).row())
 			continue
 		}
-		prop, wr := spreadOf(totals), spreadOf(writes)
+		prop, wr, bare := spreadOf(totals), spreadOf(writes), spreadOf(bares)
 		agentApply := spreadOf(agentApplies(cp, firstRev, lastRev))
 
 		feed := func() float64 {
@@ -154,9 +173,11 @@ func BenchmarkFleet(b *testing.B) {
 			r.ok+r.failed, fleetAgents, r.failed, verdict(r.failed == 0))
 		s.WriteString(spreadHeader)
 		fmt.Fprintf(&s, "| write to the first response from the new endpoint on all %d | %s |\n", fleetAgents, prop.row())
+		fmt.Fprintf(&s, "| the bare mechanism's change to all %d (the benchmark's POST to every nginx's admin socket at once; no control plane, no agent) | %s |\n", fleetAgents, bare.row())
 		fmt.Fprintf(&s, "| the same for the %d warm-up changes before them, right after the start (not measured) | %s |\n", fleetWarmup, spreadOf(warm).row())
 		fmt.Fprintf(&s, "| the API write alone (`PUT …/endpoints` answered) | %s |\n", wr.row())
 		fmt.Fprintf(&s, "| one agent's dynamic apply (`durationMs` of the agents' apply records, the newest 1,000) | %s |\n\n", agentApply.row())
+		fmt.Fprintf(&s, fleetBareText, fleetChanges, fleetRound, fleetBareRest, ratio(prop.p50, bare.p50), ratio(prop.p99, bare.p99), barePer)
 		if prop.p99 > fleetPropGoal {
 			fmt.Fprintf(&s, "All %d agents, their nginx, the control plane and the pollers share the machine's %d cores (and the load above), so a change reaches the last "+
 				"instance only once every agent had its turn to apply it: compare one agent's apply with the time to all %d.\n\n", fleetAgents, runtime.NumCPU(), fleetAgents)
@@ -195,12 +216,14 @@ func quickAgents() int {
 	return fleetAgents
 }
 
-// fleetConfig is one server routing dynamicHost to backend b-0000 on up, and idle
-// backends up to n in all.
+// fleetConfig is one server routing dynamicHost to backend b-0000 on up, one routing
+// bareFleetHost to the backend that only the bare mechanism moves, and idle backends up
+// to n in all.
 func fleetConfig(up *upstream, n int) server.ConfigRequest {
 	cfg := server.ConfigRequest{
-		Backends: []api.Backend{{Name: "b-0000", Endpoints: up.endpoints()}},
-		Servers:  []api.Server{{Name: "dyn", Hostnames: []string{dynamicHost}, Locations: []api.Location{{Path: "/", Backend: "b-0000"}}}},
+		Backends: []api.Backend{{Name: "b-0000", Endpoints: up.endpoints()}, {Name: bareFleetBackend, Endpoints: up.endpoints()}},
+		Servers: []api.Server{{Name: "dyn", Hostnames: []string{dynamicHost}, Locations: []api.Location{{Path: "/", Backend: "b-0000"}}},
+			{Name: "bare", Hostnames: []string{bareFleetHost}, Locations: []api.Location{{Path: "/", Backend: bareFleetBackend}}}},
 	}
 	for i := 1; i < n; i++ {
 		cfg.Backends = append(cfg.Backends, api.Backend{Name: fmt.Sprintf("b-%04d", i), Endpoints: idleEndpoints(i)})
