@@ -13,8 +13,14 @@ import (
 
 const adminToken = "rp_bench_admin_token_0123456789"
 
-// TestMain removes the restyplane binary that every benchmark starts an instance of.
-func TestMain(m *testing.M) { os.Exit(rptest.Main(m)) }
+// TestMain removes the restyplane binary that every benchmark starts an instance of. With
+// relaySocketEnv set, the binary is the side-by-side benchmark's relay instead.
+func TestMain(m *testing.M) {
+	if socket := os.Getenv(relaySocketEnv); socket != "" {
+		runRelay(socket)
+	}
+	os.Exit(rptest.Main(m))
+}
 
 // instance is a running `restyplane serve` with its managed nginx.
 type instance struct {

@@ -10,12 +10,14 @@ import (
 func sideReport(load string, res []*sideResult, resty *restySystem) string {
 	var w strings.Builder
 	w.WriteString(header("Side by side: API write to the first proxied answer from the new upstream, under load (issue 12)", "BenchmarkSideBySide", load))
-	fmt.Fprintf(&w, "Scenario: four proxies on loopback in front of the same two upstream HTTP servers (Go, in the benchmark's process, each answering with its name), "+
+	fmt.Fprintf(&w, "Scenario: five systems on loopback in front of the same two upstream HTTP servers (Go, in the benchmark's process, each answering with its name), "+
 		"measured in one run: (a) Debian's Caddy, its route's `reverse_proxy` upstreams replaced by a `PATCH` on its admin API; "+
 		"(b) the bare mechanism restyplane builds on: a `POST /backends` of the changed backend with a new version straight to the Lua admin endpoint on nginx's unix socket, "+
 		"which the balancer's version check picks up on the next request (nginx %[1]s with Debian's Lua module, the conf restyplane renders, restyplane's control plane bypassed); "+
 		"(c) the same nginx without Lua, its conf rewritten and the master sent `SIGHUP`; "+
-		"(d) `restyplane serve` on that same nginx, `PUT /api/v1/backends/web/endpoints` through its REST API (the history commit, then the applier's dynamic push). "+
+		"(d) `restyplane serve` on that same nginx, `PUT /api/v1/backends/web/endpoints` through its REST API (the history commit, then the applier's dynamic push); "+
+		"(e) a minimal control process, the least any control plane in a process of its own pays: a `PUT` of the endpoints to a Go HTTP server (one core, as restyplane beside nginx) "+
+		"whose handler sends (b)'s push through the same admin client, with no token, no validation, no history and no apply record, on a route of its own on that nginx. "+
 		"The load is the same for all: %[2]d closed-loop clients in the benchmark's process, each on its own kept-alive connection, sending the next `GET /` as soon as the last answer is read, "+
 		"saturating both cores with the proxy and the upstreams. The clients speak HTTP/1.1 themselves: no request is retried, every error and every non-200 answer is a failed request, "+
 		"after which that client opens a new connection. "+
@@ -41,7 +43,7 @@ func sideReport(load string, res []*sideResult, resty *restySystem) string {
 	}
 	fmt.Fprintf(&w, "\n| restyplane ÷ peer | p50 | p99 | max | req/s |\n|---|---|---|---|---|\n")
 	rr := res[sideResty]
-	for _, k := range []int{sideCaddy, sideBare, sideNginx} {
+	for _, k := range []int{sideCaddy, sideBare, sideRelay, sideNginx} {
 		p := spreadOf(res[k].total)
 		fmt.Fprintf(&w, "| %s | %.2f | %.2f | %.2f | %.2f |\n", res[k].sys.label(), ratio(rp.p50, p.p50), ratio(rp.p99, p.p99), ratio(rp.max, p.max), rr.rps()/res[k].rps())
 	}

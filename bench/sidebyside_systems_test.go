@@ -52,15 +52,18 @@ type bareSystem struct {
 	version int64
 }
 
-// startResty starts restyplane serve with two servers, each routing "/" to its own
-// backend at upstream a, and returns the REST system and the bare one on its nginx.
-func startResty(in *instance, a *upstream) (*restySystem, *bareSystem) {
+// startResty starts restyplane serve with three servers, each routing "/" to its own
+// backend at upstream a, and returns the REST system, and the bare one and the relay on
+// its nginx.
+func startResty(in *instance, a *upstream) (*restySystem, *bareSystem, *relaySystem) {
 	in.tb.Helper()
 	rev := in.mustWrite("PUT", "/api/v1/config", server.ConfigRequest{
-		Backends: []api.Backend{{Name: "web", Endpoints: a.endpoints()}, {Name: "bare", Endpoints: a.endpoints()}},
+		Backends: []api.Backend{{Name: "web", Endpoints: a.endpoints()}, {Name: "bare", Endpoints: a.endpoints()},
+			{Name: "relay", Endpoints: a.endpoints()}},
 		Servers: []api.Server{
 			{Name: "resty", Hostnames: []string{sideRestyHost}, Locations: []api.Location{{Path: "/", Backend: "web"}}},
 			{Name: "bare", Hostnames: []string{sideBareHost}, Locations: []api.Location{{Path: "/", Backend: "bare"}}},
+			{Name: "relay", Hostnames: []string{sideRelayHost}, Locations: []api.Location{{Path: "/", Backend: "relay"}}},
 		},
 	})
 	in.waitApplied(rev, time.Minute)
@@ -70,7 +73,8 @@ func startResty(in *instance, a *upstream) (*restySystem, *bareSystem) {
 	}
 	socket := openresty.SocketPath(filepath.Join(in.DataDir, "openresty"))
 	// Far above any revision the benchmark writes: the version only has to change.
-	return &restySystem{in: in, proxy: u.Host}, &bareSystem{admin: openresty.NewAdminClient(socket), proxy: u.Host, version: 1 << 40}
+	return &restySystem{in: in, proxy: u.Host}, &bareSystem{admin: openresty.NewAdminClient(socket), proxy: u.Host, version: 1 << 40},
+		startRelay(in.tb, socket, u.Host)
 }
 
 func (r *restySystem) label() string { return "restyplane (REST API)" }

@@ -24,33 +24,34 @@ const (
 	sideBare
 	sideNginx
 	sideResty
+	sideRelay
 )
 
-// BenchmarkSideBySide compares, in one run on one machine, how fast four proxies move a
+// BenchmarkSideBySide compares, in one run on one machine, how fast five systems move a
 // route to a new upstream under the same load: Caddy through its admin API, the bare Lua
-// mechanism restyplane builds on, plain nginx with a reload, and restyplane through its
-// REST API. Each switch is timed from just before the write to the first proxied answer
+// mechanism restyplane builds on, plain nginx with a reload, restyplane through its REST
+// API, and a minimal control process in front of the bare mechanism. Each switch is timed from just before the write to the first proxied answer
 // from the new upstream that any of the load's clients gets.
 func BenchmarkSideBySide(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		load := loadAverage()
 		res, resty := runSideBySide(b, sideSwitches, sideBlock, sideWarmup)
-		for k, name := range []string{"caddy", "bare", "reload", "restyplane"} {
+		for k, name := range []string{"caddy", "bare", "reload", "restyplane", "relay"} {
 			b.ReportMetric(ms(spreadOf(res[k].total).p50), name+"-p50-ms")
 		}
 		report(b, "side-by-side", sideReport(load, res, resty))
 	}
 }
 
-// runSideBySide starts the four systems in front of the same two upstreams and runs
+// runSideBySide starts the five systems in front of the same two upstreams and runs
 // switches per system, after warmup unmeasured ones, in blocks of block.
 func runSideBySide(tb testing.TB, switches, block, warmup int) ([]*sideResult, *restySystem) {
 	tb.Helper()
 	ups := [2]*upstream{newUpstream(tb, "a"), newUpstream(tb, "b")}
 	in := start(tb)
-	resty, bare := startResty(in, ups[0])
-	systems := make([]proxySystem, 4)
-	systems[sideCaddy], systems[sideBare], systems[sideNginx], systems[sideResty] = startCaddy(tb, ups[0]), bare, startNginx(tb, ups[0]), resty
+	resty, bare, relay := startResty(in, ups[0])
+	systems := make([]proxySystem, 5)
+	systems[sideCaddy], systems[sideBare], systems[sideNginx], systems[sideResty], systems[sideRelay] = startCaddy(tb, ups[0]), bare, startNginx(tb, ups[0]), resty, relay
 	res := make([]*sideResult, len(systems))
 	for k, s := range systems {
 		res[k] = &sideResult{sys: s}
