@@ -47,6 +47,8 @@ type cluster struct {
 	authSecrets corelisters.SecretLister
 	slices      cache.Indexer
 	ingIndex    cache.Indexer
+	// changes is what the handlers saw since a sync last took it.
+	changes changes
 }
 
 // newCluster sets up the informers; enqueue is called, and must not block, on every change
@@ -77,12 +79,26 @@ func newCluster(client *clients, enqueue func()) (*cluster, error) {
 	c.authSecrets = corelisters.NewSecretLister(authInf.GetIndexer())
 	c.slices, c.ingIndex = sliceInf.GetIndexer(), ingInf.GetIndexer()
 
-	always := func(any) { enqueue() }
+	c.changes.everything()
+	always := func(any) {
+		c.changes.everything()
+		enqueue()
+	}
 	referenced := func(index string, key func(any) string) func(any) {
 		return func(obj any) {
 			if refs, _ := c.ingIndex.ByIndex(index, key(obj)); len(refs) > 0 {
+				c.changes.everything()
 				enqueue()
 			}
+		}
+	}
+	// An EndpointSlice changes the endpoints of its Service's backends and nothing else,
+	// which a sync can take without translating every Ingress again (endpointsOnly).
+	sliceChanged := func(obj any) {
+		svc := sliceServiceKey(obj)
+		if refs, _ := c.ingIndex.ByIndex(byService, svc); len(refs) > 0 {
+			c.changes.endpoints(svc)
+			enqueue()
 		}
 	}
 	handlers := []struct {
@@ -94,7 +110,7 @@ func newCluster(client *clients, enqueue func()) (*cluster, error) {
 		{classInf, always, nil},
 		{ingInf, always, ingressChanged},
 		{svcInf, referenced(byService, objectKey), nil},
-		{sliceInf, referenced(byService, sliceServiceKey), nil},
+		{sliceInf, sliceChanged, nil},
 		{secretInf, referenced(bySecret, objectKey), nil},
 		{authInf, referenced(byAuthSecret, objectKey), nil},
 		// A ca.crt may come in either type of Secret.

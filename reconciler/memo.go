@@ -53,6 +53,8 @@ func (m *memo[T]) rotate() {
 type translationCache struct {
 	certs *memo[*api.Certificate]
 	plans *memo[*plan]
+	// last is the sync before, for endpointsOnly.
+	last lastSync
 }
 
 func newTranslationCache() *translationCache {

@@ -8,6 +8,9 @@ type Stats struct {
 	Leader bool
 	// Syncs counts finished syncs, Writes those that made a revision, Errors failed ones.
 	Syncs, Writes, Errors int64
+	// EndpointSyncs counts the syncs that only read the endpoints of changed
+	// EndpointSlices again, and kept the rest of the last translation.
+	EndpointSyncs int64
 	// LastSync is how long the last sync took, from reading the caches to the write.
 	LastSync time.Duration
 	// LastRevision is the revision the last write made.

@@ -52,6 +52,7 @@ func (r *Reconciler) lead(ctx context.Context) error {
 			case <-ctx.Done():
 				return
 			case <-r.store.HostnameClaimsChanged():
+				c.changes.everything()
 				queue.Add(syncKey)
 			}
 		}
@@ -98,24 +99,40 @@ func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, cache 
 }
 
 // sync rebuilds the kubernetes-owned objects from the caches and writes what differs from
-// the head as one revision. It returns the revision the Ingresses are applied at.
+// the head as one revision. It returns the revision the Ingresses are applied at. When only
+// EndpointSlices changed since the last sync, and nobody else wrote since, it reads the
+// endpoints of their Services' backends again and keeps the rest of the last translation.
 func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, cache *translationCache) (rev int64, wrote bool, err error) {
-	snap, err := c.snapshot(r.opts.Controller, cache)
-	if err != nil {
-		return 0, false, err
-	}
-	defer cache.rotate()
-	if err := r.readClaims(ctx, snap); err != nil {
-		return 0, false, err
-	}
+	all, dirty := c.changes.take()
+	defer func() {
+		if err != nil {
+			c.changes.everything() // the retry translates everything again
+		}
+	}()
 	head := r.store.Head()
-	t := Translate(snap, head)
-	// The claims are stored before the objects they let through: a claim is the input
-	// of every later sync, so a crash in between only repeats this sync's write.
-	if err := r.store.ClaimHostnames(ctx, t.Claims, t.Releases); err != nil {
-		return 0, false, fmt.Errorf("store hostname claims: %w", err)
+	var t *Translation
+	var muts []api.Mutation
+	if last := cache.last; !all && len(dirty) > 0 && last.t != nil && last.rev == head.Revision {
+		var changed []string
+		if t, changed, err = c.endpointsOnly(r.opts.Controller, r.opts.AllowExternalName, last.t, dirty, cache); err != nil {
+			return 0, false, err
+		}
+		if t != nil {
+			// The head is what the last sync wrote: only these backends can differ.
+			for _, n := range changed {
+				if cur := head.Backends[n]; cur == nil || !sameBackend(cur, t.Backends[n]) {
+					muts = append(muts, api.Mutation{Kind: api.KindBackend, Name: n, Backend: t.Backends[n]})
+				}
+			}
+			r.update(func(s *Stats) { s.EndpointSyncs++ })
+		}
 	}
-	muts := mutations(t, head)
+	if t == nil {
+		if t, head, err = r.translateAll(ctx, c, cache); err != nil {
+			return 0, false, err
+		}
+		muts = mutations(t, head)
+	}
 	rev = head.Revision
 	if len(muts) > 0 {
 		// The Lease may have been lost since the sync began; a replica that no longer leads
@@ -133,9 +150,31 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, cache 
 			r.log.Info("wrote revision", "revision", rev, "changes", res.Revision.ChangeCount, "message", msg)
 		}
 	}
+	cache.last = lastSync{t: t, rev: rev}
 	rep.report(t.Reports, rev)
 	r.setLast(t, rev)
 	return rev, wrote, nil
+}
+
+// translateAll translates every Ingress of the caches against the head, after storing the
+// hostname claims the translation makes, and returns it with that head.
+func (r *Reconciler) translateAll(ctx context.Context, c *cluster, cache *translationCache) (*Translation, *api.State, error) {
+	snap, err := c.snapshot(r.opts.Controller, cache)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer cache.rotate()
+	if err := r.readClaims(ctx, snap); err != nil {
+		return nil, nil, err
+	}
+	head := r.store.Head()
+	t := Translate(snap, head)
+	// The claims are stored before the objects they let through: a claim is the input
+	// of every later sync, so a crash in between only repeats this sync's write.
+	if err := r.store.ClaimHostnames(ctx, t.Claims, t.Releases); err != nil {
+		return nil, nil, fmt.Errorf("store hostname claims: %w", err)
+	}
+	return t, head, nil
 }
 
 // readClaims puts the stored hostname claims and the ExternalName switch into snap.

@@ -1,0 +1,121 @@
+package reconciler
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"sync"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// changes collects, between syncs, what the informers' handlers saw: the Services whose
+// EndpointSlices changed, or that anything else did. A sync takes it before it reads the
+// caches; a handler marks it before it enqueues, so a change is either taken by the sync
+// its enqueue starts or by an earlier one that then read it from the caches.
+type changes struct {
+	mu       sync.Mutex
+	all      bool
+	services map[string]bool
+}
+
+// everything marks a change that may alter any object of the translation.
+func (c *changes) everything() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.all = true
+}
+
+// endpoints marks a change of the EndpointSlices of Service svc ("namespace/name").
+func (c *changes) endpoints(svc string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.services == nil {
+		c.services = map[string]bool{}
+	}
+	c.services[svc] = true
+}
+
+// take returns what was marked and clears it.
+func (c *changes) take() (all bool, services map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	all, services = c.all, c.services
+	c.all, c.services = false, nil
+	return all, services
+}
+
+// lastSync is what one sync leaves for the next: its translation, and the head's revision
+// once it had written it.
+type lastSync struct {
+	t   *Translation
+	rev int64
+}
+
+// endpointsOnly is the translation of prev with the endpoints of the dirty Services'
+// backends read again, and the names of the backends it gave new endpoints; nil when that
+// might differ from what Translate gives, and a full translation is needed. An EndpointSlice
+// feeds nothing but its Service's endpoints, so on a large cluster this is most syncs,
+// at the cost of the few Ingresses that route to those Services instead of all of them.
+// It refuses whenever an Ingress routing to a dirty Service was not applied whole by the
+// last translation or has changed since it was translated (a change whose handler has not
+// run yet), and when a plan of them fails or warns now (more endpoints than a backend holds).
+func (c *cluster) endpointsOnly(controller string, allowExternalName bool, prev *Translation, dirty map[string]bool, cache *translationCache) (*Translation, []string, error) {
+	classes, err := c.classes.List(labels.Everything())
+	if err != nil {
+		return nil, nil, fmt.Errorf("list ingressclasses: %w", err)
+	}
+	owned := ownedClasses(classes, controller)
+	var ings []*networkingv1.Ingress
+	seen := map[string]bool{}
+	for svc := range dirty {
+		refs, err := c.ingIndex.ByIndex(byService, svc)
+		if err != nil {
+			return nil, nil, fmt.Errorf("ingresses of service %s: %w", svc, err)
+		}
+		for _, obj := range refs {
+			ing, ok := obj.(*networkingv1.Ingress)
+			if !ok || !owned.owns(ing) || seen[ingressKey(ing)] {
+				continue
+			}
+			seen[ingressKey(ing)] = true
+			rep := prev.Reports[ingressKey(ing)]
+			// A status written since does not count (ingressChanged): the reporter writes one
+			// after every sync.
+			if rep == nil || !rep.Applied || len(rep.Problems) > 0 || ingressChanged(rep.Ingress, ing) {
+				return nil, nil, nil
+			}
+			ings = append(ings, ing)
+		}
+	}
+	snap, err := c.snapshotOf(ings, cache)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap.AllowExternalName = allowExternalName
+	next := *prev
+	next.Backends = maps.Clone(prev.Backends)
+	next.Claims, next.Releases = nil, nil
+	var changed []string
+	for _, ing := range ings {
+		p, err := planFor(ing, snap)
+		if err != nil || len(p.warnings) > 0 {
+			return nil, nil, nil
+		}
+		for name, b := range p.backends {
+			cur := next.Backends[name]
+			if cur == nil || !dirty[b.Source.Namespace+"/"+b.Source.Name] || slices.Equal(cur.Endpoints, b.Endpoints) {
+				continue
+			}
+			// The backend may be a cached plan's or a canary's split: change a copy.
+			nb := *cur
+			nb.Endpoints = b.Endpoints
+			next.Backends[name] = &nb
+			changed = append(changed, name)
+		}
+	}
+	sort.Strings(changed)
+	return &next, changed, nil
+}

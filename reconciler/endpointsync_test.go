@@ -1,0 +1,117 @@
+package reconciler_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/restyplane/restyplane/reconciler"
+	"github.com/restyplane/restyplane/reconciler/kubetest"
+)
+
+// TestEndpointSliceOnlySync: a batch of EndpointSlice changes alone is synced without
+// translating every Ingress again, and writes what a full translation would: after it, a
+// full sync writes nothing. A Service routed by an Ingress that is not applied whole, and
+// any other change, still get a full translation.
+func TestEndpointSliceOnlySync(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	const ng = "nginx.ingress.kubernetes.io/"
+	f.c.Create(t,
+		kubetest.Service(f.ns, "web", 80), kubetest.EndpointSlice(f.ns, "web", "web-1", 8080, kubetest.Ready("10.2.0.1")...),
+		kubetest.Service(f.ns, "next", 80), kubetest.EndpointSlice(f.ns, "next", "next-1", 8080, kubetest.Ready("10.2.1.1")...),
+		kubetest.Service(f.ns, "other", 80), kubetest.EndpointSlice(f.ns, "other", "other-1", 8080, kubetest.Ready("10.2.2.1")...))
+	canary := kubetest.Ingress(f.ns, "web-canary", f.class, kubetest.Path{Host: "shop.example.com", Path: "/", Service: "next", Port: 80})
+	canary.Annotations = map[string]string{ng + "canary": "true", ng + "canary-weight": "20"}
+	f.c.Create(t, kubetest.Ingress(f.ns, "web", f.class, kubetest.Path{Host: "shop.example.com", Path: "/", Service: "web", Port: 80}), canary,
+		// Port 81 is not the Service's: this Ingress is not applied.
+		kubetest.Ingress(f.ns, "broken", f.class, kubetest.Path{Host: "broken.example.com", Path: "/", Service: "other", Port: 81}))
+	r, _ := f.run(t, f.store, "one")
+	web, next := "k8s."+f.ns+".web.80", "k8s."+f.ns+".next.80"
+	waitFor(t, 5*time.Second, "both backends in the store", func() bool {
+		h := f.store.Head()
+		return h.Backends[web] != nil && h.Backends[next] != nil && h.Backends[web].Canary != nil
+	})
+	waitFor(t, 5*time.Second, "the reconciler at rest", func() bool { return r.Stats().QueueDepth == 0 })
+
+	scale := func(slice, svc string, addrs ...string) {
+		t.Helper()
+		s, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Get(ctx, slice, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get slice: %v", err)
+		}
+		s.Endpoints = kubetest.EndpointSlice(f.ns, svc, slice, 8080, kubetest.Ready(addrs...)...).Endpoints
+		if _, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("update slice: %v", err)
+		}
+	}
+	before := r.Stats()
+	count := revisions(t, f.store)
+	scale("web-1", "web", "10.2.0.1", "10.2.0.2")
+	waitFor(t, 5*time.Second, "web scaled", func() bool { return endpoints(f.store.Head().Backends[web]) == "10.2.0.1:8080,10.2.0.2:8080" })
+	// The canary's backend is scaled on its own, and the main backend keeps its split.
+	scale("next-1", "next", "10.2.1.1", "10.2.1.2")
+	waitFor(t, 5*time.Second, "next scaled", func() bool { return endpoints(f.store.Head().Backends[next]) == "10.2.1.1:8080,10.2.1.2:8080" })
+	head := f.store.Head()
+	if c := head.Backends[web].Canary; c == nil || c.Backend != next || c.Weight != 20 {
+		t.Fatalf("web's canary after the endpoint syncs = %+v, want 20%% to %s", c, next)
+	}
+	if got, want := revisions(t, f.store), count+2; got != want {
+		t.Fatalf("revisions after two slice changes = %d, want %d", got, want)
+	}
+	waitFor(t, 5*time.Second, "the reconciler at rest", func() bool { return r.Stats().QueueDepth == 0 })
+	after := r.Stats()
+	if got := after.EndpointSyncs - before.EndpointSyncs; got < 2 || got != after.Syncs-before.Syncs {
+		t.Fatalf("endpoint syncs %d of %d syncs, want every one of them (at least 2)", got, after.Syncs-before.Syncs)
+	}
+
+	// A Service that an Ingress not applied whole routes to: a full translation, which
+	// still writes nothing new for it.
+	scale("other-1", "other", "10.2.2.1", "10.2.2.2")
+	waitFor(t, 5*time.Second, "a sync of the broken Ingress's Service", func() bool { return r.Stats().Syncs > after.Syncs })
+	if s := r.Stats(); s.EndpointSyncs != after.EndpointSyncs {
+		t.Fatalf("the broken Ingress's Service took the endpoint sync (%d, was %d)", s.EndpointSyncs, after.EndpointSyncs)
+	}
+
+	// An Ingress refused for more endpoints than a backend holds is applied once the slices
+	// shrink: a full translation again, since the last one did not route to its Service.
+	var many []string
+	for i := 0; i < 1001; i++ {
+		many = append(many, fmt.Sprintf("10.3.%d.%d", i/250, i%250+1))
+	}
+	f.c.Create(t, kubetest.Service(f.ns, "big", 80),
+		kubetest.EndpointSlice(f.ns, "big", "big-1", 8080, kubetest.Ready(many[:501]...)...),
+		kubetest.EndpointSlice(f.ns, "big", "big-2", 8080, kubetest.Ready(many[501:]...)...))
+	f.c.Create(t, kubetest.Ingress(f.ns, "big", f.class, kubetest.Path{Host: "big.example.com", Path: "/", Service: "big", Port: 80}))
+	if e := f.event(t, "big", reconciler.ReasonSkipped); !strings.Contains(e.Message, "1001 ready endpoints") {
+		t.Fatalf("the big Ingress is skipped for %q, want its 1001 endpoints", e.Message)
+	}
+	if f.store.Head().Servers["k8s.big.example.com"] != nil {
+		t.Fatalf("the Ingress of 1001 endpoints is applied")
+	}
+	scale("big-2", "big", "10.3.9.1")
+	waitFor(t, 5*time.Second, "the big Ingress applied", func() bool { return f.store.Head().Servers["k8s.big.example.com"] != nil })
+	waitFor(t, 5*time.Second, "the reconciler at rest", func() bool { return r.Stats().QueueDepth == 0 })
+
+	// A full translation of the cluster agrees with what the endpoint syncs wrote.
+	syncs := r.Stats()
+	ing, err := f.c.Client.NetworkingV1().Ingresses(f.ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get ingress: %v", err)
+	}
+	ing.Annotations = map[string]string{"team": "checkout"}
+	if _, err := f.c.Client.NetworkingV1().Ingresses(f.ns).Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update ingress: %v", err)
+	}
+	waitFor(t, 5*time.Second, "a full sync", func() bool { return r.Stats().Syncs > syncs.Syncs })
+	if got, want := revisions(t, f.store), count+3; got != want {
+		t.Fatalf("revisions after a full sync = %d, want %d: it found what the endpoint syncs wrote different", got, want)
+	}
+	if s := r.Stats(); s.EndpointSyncs != syncs.EndpointSyncs || s.Errors != 0 {
+		t.Fatalf("stats after the Ingress change: %+v, want a full sync and no error", s)
+	}
+}
