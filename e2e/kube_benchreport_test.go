@@ -178,7 +178,7 @@ func (r *kubeBenchResult) markdown() string {
 		name string
 		p    percentiles
 	}{
-		{"EndpointSlice update sent → revision written (API server, watch, informer, the reconciler's full rebuild, the store's write)", st.toRevision},
+		{"EndpointSlice update sent → revision written (API server, watch, informer, the reconciler's sync of that Service's backends, the store's write)", st.toRevision},
 		{"revision written → applier starts the apply (wake-up, planning: compare with what runs)", st.toApply},
 		{"apply (dynamic push to nginx's shared memory, apply record)", st.apply},
 		{"apply recorded → first answer from the new endpoint (the record is written after the push, so this can be below 0)", st.toAnswer},
