@@ -8,24 +8,45 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler"
 	"github.com/restyplane/restyplane/server"
 	"github.com/restyplane/restyplane/store"
 )
 
 var (
-	_ reconciler.Store = (*store.Store)(nil)
+	_ reconciler.Store = applyingStore{}
 	_ server.Hostnames = (*store.Store)(nil)
 	_ server.Ingresses = (*reconciler.Reconciler)(nil)
 )
 
+// applyingStore is the history as the reconciler writes to it: after a write that made a
+// revision, the managed instance's applier pushes it on the reconciler's goroutine when
+// that takes only a dynamic push, as after the API's writes (ApplyNow). Left to the
+// applier's own goroutine, an EndpointSlice change waited for its wake-up, and for any
+// look at the health watch's counters under way: 5.8 ms at the median, 36 ms at p99,
+// with 2,000 Ingresses.
+type applyingStore struct {
+	*store.Store
+	applier server.Applier // nil without a managed instance
+}
+
+// Write stores the mutations, then applies the new head when it can at once.
+func (s applyingStore) Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error) {
+	res, err := s.Store.Write(ctx, meta, muts)
+	if err == nil && res.Revision != nil && s.applier != nil {
+		s.applier.ApplyNow(ctx)
+	}
+	return res, err
+}
+
 // startReconciler runs the reconciler until ctx ends; it returns it and a channel closed
 // when it stopped, or nils when there is no cluster.
-func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, log *slog.Logger) (server.Ingresses, <-chan struct{}, error) {
+func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier server.Applier, log *slog.Logger) (server.Ingresses, <-chan struct{}, error) {
 	if !c.enabled() {
 		return nil, nil, nil
 	}
-	rec, err := reconciler.New(st, reconciler.Options{Kubeconfig: c.kubeconfig, Controller: c.controller,
+	rec, err := reconciler.New(applyingStore{Store: st, applier: applier}, reconciler.Options{Kubeconfig: c.kubeconfig, Controller: c.controller,
 		StatusAddress: c.statusAddress, LeaseNamespace: c.leaseNamespace, Identity: c.identity,
 		AllowExternalName: c.allowExternal, Logger: log.With("component", "reconciler")})
 	if err != nil {

@@ -150,7 +150,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_ = watcher.Run(wctx)
 	}()
 	defer func() { wcancel(); <-wdone }()
-	rec, kubeDone, err := startReconciler(ctx, cfg.kube, st, log)
+	rec, kubeDone, err := startReconciler(ctx, cfg.kube, st, applier, log)
 	if err != nil {
 		return err
 	}
