@@ -24,8 +24,7 @@ var (
 // revision, the managed instance's applier pushes it on the reconciler's goroutine when
 // that takes only a dynamic push, as after the API's writes (ApplyNow). Left to the
 // applier's own goroutine, an EndpointSlice change waited for its wake-up, and for any
-// look at the health watch's counters under way: 5.8 ms at the median, 36 ms at p99,
-// with 2,000 Ingresses.
+// look at the health watch's counters under way.
 type applyingStore struct {
 	*store.Store
 	applier server.Applier // nil without a managed instance
