@@ -49,12 +49,14 @@ type cluster struct {
 	ingIndex    cache.Indexer
 	// changes is what the handlers saw since a sync last took it.
 	changes changes
+	// controller is the IngressClass controller whose Ingresses the handlers watch for.
+	controller string
 }
 
 // newCluster sets up the informers; enqueue is called, and must not block, on every change
-// that can alter the translation.
-func newCluster(client *clients, enqueue func()) (*cluster, error) {
-	c := &cluster{}
+// that can alter the translation of controller's Ingresses.
+func newCluster(client *clients, controller string, enqueue func()) (*cluster, error) {
+	c := &cluster{controller: controller}
 	all := metav1.NamespaceAll
 	classInf := addInformer(c, &networkingv1.IngressClass{}, client.networking.IngressClasses(), "", nil)
 	ingInf := addInformer(c, &networkingv1.Ingress{}, client.networking.Ingresses(all), "",
@@ -84,9 +86,10 @@ func newCluster(client *clients, enqueue func()) (*cluster, error) {
 		c.changes.everything()
 		enqueue()
 	}
+	// Only the Ingresses of restyplane's classes, and what they reference, count.
 	referenced := func(index string, key func(any) string) func(any) {
 		return func(obj any) {
-			if refs, _ := c.ingIndex.ByIndex(index, key(obj)); len(refs) > 0 {
+			if refs, _ := c.ingIndex.ByIndex(index, key(obj)); c.ownsAny(refs...) {
 				c.changes.everything()
 				enqueue()
 			}
@@ -96,7 +99,7 @@ func newCluster(client *clients, enqueue func()) (*cluster, error) {
 	// which a sync can take without translating every Ingress again (endpointsOnly).
 	sliceChanged := func(obj any) {
 		svc := sliceServiceKey(obj)
-		if refs, _ := c.ingIndex.ByIndex(byService, svc); len(refs) > 0 {
+		if refs, _ := c.ingIndex.ByIndex(byService, svc); c.ownsAny(refs...) {
 			c.changes.endpoints(svc)
 			enqueue()
 		}
@@ -104,29 +107,43 @@ func newCluster(client *clients, enqueue func()) (*cluster, error) {
 	handlers := []struct {
 		inf cache.SharedIndexInformer
 		on  func(any)
-		// changed filters updates; nil means every update counts.
+		// changed filters updates, and keep additions and deletions; nil means all count.
 		changed func(old, new any) bool
+		keep    func(any) bool
 	}{
-		{classInf, always, nil},
-		{ingInf, always, ingressChanged},
-		{svcInf, referenced(byService, objectKey), nil},
-		{sliceInf, sliceChanged, nil},
-		{secretInf, referenced(bySecret, objectKey), nil},
-		{authInf, referenced(byAuthSecret, objectKey), nil},
+		{inf: classInf, on: always},
+		// An Ingress that leaves restyplane's classes counts too: it must be taken out.
+		{inf: ingInf, on: always, keep: func(obj any) bool { return c.ownsAny(obj) },
+			changed: func(old, new any) bool { return ingressChanged(old, new) && c.ownsAny(old, new) }},
+		{inf: svcInf, on: referenced(byService, objectKey)},
+		{inf: sliceInf, on: sliceChanged},
+		{inf: secretInf, on: referenced(bySecret, objectKey)},
+		{inf: authInf, on: referenced(byAuthSecret, objectKey)},
 		// A ca.crt may come in either type of Secret.
-		{secretInf, referenced(byCASecret, objectKey), nil},
-		{authInf, referenced(byCASecret, objectKey), nil},
+		{inf: secretInf, on: referenced(byCASecret, objectKey)},
+		{inf: authInf, on: referenced(byCASecret, objectKey)},
 	}
 	for _, h := range handlers {
-		on, changed := h.on, h.changed
+		on, changed, keep := h.on, h.changed, h.keep
+		if keep == nil {
+			keep = func(any) bool { return true }
+		}
 		_, err := h.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc: on,
+			AddFunc: func(obj any) {
+				if keep(obj) {
+					on(obj)
+				}
+			},
 			UpdateFunc: func(old, new any) {
 				if changed == nil || changed(old, new) {
 					on(new)
 				}
 			},
-			DeleteFunc: func(obj any) { on(unwrap(obj)) },
+			DeleteFunc: func(obj any) {
+				if obj = unwrap(obj); keep(obj) {
+					on(obj)
+				}
+			},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("add event handler: %w", err)

@@ -36,21 +36,7 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 		h := f.store.Head()
 		return h.Backends[web] != nil && h.Backends[next] != nil && h.Backends[web].Canary != nil
 	})
-	// rest waits until no sync has run for a while: the informers' handlers deliver the
-	// objects of a start (or of a change) in no order across kinds, and a late one forces a
-	// full translation.
-	rest := func() {
-		t.Helper()
-		last := r.Stats().Syncs
-		quietSince := time.Now()
-		waitFor(t, 10*time.Second, "the reconciler at rest", func() bool {
-			if s := r.Stats(); s.Syncs != last || s.QueueDepth != 0 {
-				last, quietSince = s.Syncs, time.Now()
-			}
-			return time.Since(quietSince) > 300*time.Millisecond
-		})
-	}
-	rest()
+	rest(t, r)
 
 	scale := func(slice, svc string, addrs ...string) {
 		t.Helper()
@@ -77,7 +63,7 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 	if got, want := revisions(t, f.store), count+2; got != want {
 		t.Fatalf("revisions after two slice changes = %d, want %d", got, want)
 	}
-	rest()
+	rest(t, r)
 	after := r.Stats()
 	if got := after.EndpointSyncs - before.EndpointSyncs; got < 2 {
 		t.Fatalf("endpoint syncs %d of %d syncs, want one for each slice change", got, after.Syncs-before.Syncs)
@@ -87,7 +73,7 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 	// still writes nothing new for it.
 	scale("other-1", "other", "10.2.2.1", "10.2.2.2")
 	waitFor(t, 5*time.Second, "a sync of the broken Ingress's Service", func() bool { return r.Stats().Syncs > after.Syncs })
-	rest() // every sync the slice change caused is done
+	rest(t, r) // every sync the slice change caused is done
 	if s := r.Stats(); s.EndpointSyncs != after.EndpointSyncs {
 		t.Fatalf("the broken Ingress's Service took the endpoint sync (%d, was %d)", s.EndpointSyncs, after.EndpointSyncs)
 	}
@@ -117,7 +103,7 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 	}
 	scale("big-2", "big", "10.3.9.1")
 	waitFor(t, 5*time.Second, "the big Ingress applied again", func() bool { return f.store.Head().Servers[bigServer] != nil })
-	rest()
+	rest(t, r)
 
 	// A full translation of the cluster agrees with what the endpoint syncs wrote.
 	count = revisions(t, f.store)

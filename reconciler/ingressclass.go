@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // DefaultController is the IngressClass controller name restyplane answers to.
@@ -41,4 +42,29 @@ func (c classSet) owns(ing *networkingv1.Ingress) bool {
 		return c.names[n]
 	}
 	return c.isDefault
+}
+
+// ownedNow is the classes of controller that the class cache holds now. The informers'
+// handlers judge by it which events can change the translation; a class that arrives
+// late is an event of its own, which translates everything again.
+func (c *cluster) ownedNow() classSet {
+	classes, err := c.classes.List(labels.Everything())
+	if err != nil {
+		return classSet{names: map[string]bool{}}
+	}
+	return ownedClasses(classes, c.controller)
+}
+
+// ownsAny reports whether any of objs is an Ingress of the controller's classes. In a
+// cluster shared with another controller (an ingress-nginx being migrated from, say), its
+// Ingresses and what only they reference would otherwise each translate every Ingress
+// again.
+func (c *cluster) ownsAny(objs ...any) bool {
+	owned := c.ownedNow()
+	for _, o := range objs {
+		if ing, ok := o.(*networkingv1.Ingress); ok && owned.owns(ing) {
+			return true
+		}
+	}
+	return false
 }

@@ -124,6 +124,21 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 	}
 }
 
+// rest waits until r has run no sync for a while: the informers' handlers deliver the
+// objects of a start (or of a change) in no order across kinds, and a late one causes a
+// sync of its own.
+func rest(t *testing.T, r *reconciler.Reconciler) {
+	t.Helper()
+	last := r.Stats().Syncs
+	quietSince := time.Now()
+	waitFor(t, 10*time.Second, "the reconciler at rest", func() bool {
+		if s := r.Stats(); s.Syncs != last || s.QueueDepth != 0 {
+			last, quietSince = s.Syncs, time.Now()
+		}
+		return time.Since(quietSince) > 300*time.Millisecond
+	})
+}
+
 // event waits for an Event of the reason on the object and returns it.
 func (f *fixture) event(t *testing.T, name, reason string) corev1.Event {
 	t.Helper()

@@ -22,7 +22,7 @@ func (r *Reconciler) lead(ctx context.Context) error {
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "restyplane-reconciler"})
-	c, err := newCluster(r.client, func() { queue.Add(syncKey) })
+	c, err := newCluster(r.client, r.opts.Controller, func() { queue.Add(syncKey) })
 	if err != nil {
 		cancel()
 		queue.ShutDown()
