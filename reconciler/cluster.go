@@ -111,7 +111,9 @@ func newCluster(client *clients, controller string, enqueue func()) (*cluster, e
 		changed func(old, new any) bool
 		keep    func(any) bool
 	}{
-		{inf: classInf, on: always},
+		// Another controller's class changes no Ingress's owner (ownedClasses).
+		{inf: classInf, on: always, keep: c.isOurClass,
+			changed: func(old, new any) bool { return c.isOurClass(old) || c.isOurClass(new) }},
 		// An Ingress that leaves restyplane's classes counts too: it must be taken out.
 		{inf: ingInf, on: always, keep: func(obj any) bool { return c.ownsAny(obj) },
 			changed: func(old, new any) bool { return ingressChanged(old, new) && c.ownsAny(old, new) }},

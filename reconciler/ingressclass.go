@@ -55,6 +55,12 @@ func (c *cluster) ownedNow() classSet {
 	return ownedClasses(classes, c.controller)
 }
 
+// isOurClass reports whether obj is an IngressClass of the controller.
+func (c *cluster) isOurClass(obj any) bool {
+	ic, ok := obj.(*networkingv1.IngressClass)
+	return ok && ic.Spec.Controller == c.controller
+}
+
 // ownsAny reports whether any of objs is an Ingress of the controller's classes. In a
 // cluster shared with another controller (an ingress-nginx being migrated from, say), its
 // Ingresses and what only they reference would otherwise each translate every Ingress

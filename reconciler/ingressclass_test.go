@@ -52,6 +52,9 @@ func TestOtherClassesCauseNoSync(t *testing.T) {
 		name := "mark-" + string(rune('a'+mark))
 		f.c.Create(t, kubetest.Ingress(f.ns, name, f.class, kubetest.Path{Host: name + ".example.com", Path: "/", Service: "web", Port: 80}))
 	}
+	step("their IngressClass created", func() {
+		f.c.Create(t, kubetest.IngressClass(other+"-2", "k8s.io/ingress-nginx", false))
+	}, func() { f.c.Create(t, kubetest.IngressClass(f.class+"-2", f.controller, false)) })
 	step("their Ingresses created", func() {
 		theirsIngress("theirs-a", "a.theirs.example.com")()
 		theirsIngress("theirs-b", "b.theirs.example.com")()
