@@ -53,8 +53,8 @@ func TestOtherClassesCauseNoSync(t *testing.T) {
 		f.c.Create(t, kubetest.Ingress(f.ns, name, f.class, kubetest.Path{Host: name + ".example.com", Path: "/", Service: "web", Port: 80}))
 	}
 	step("their IngressClass created", func() {
-		f.c.Create(t, kubetest.IngressClass(other+"-2", "k8s.io/ingress-nginx", false))
-	}, func() { f.c.Create(t, kubetest.IngressClass(f.class+"-2", f.controller, false)) })
+		f.c.Create(t, kubetest.IngressClass(other+"-more", "k8s.io/ingress-nginx", false))
+	}, func() { f.c.Create(t, kubetest.IngressClass(f.class+"-ours", f.controller, false)) })
 	step("their Ingresses created", func() {
 		theirsIngress("theirs-a", "a.theirs.example.com")()
 		theirsIngress("theirs-b", "b.theirs.example.com")()
