@@ -13,6 +13,8 @@ const (
 	AuditApply       = "apply"
 	AuditRetention   = "retention_set"
 	AuditPrune       = "prune"
+	// AuditInstanceForget is an admin's removal of an instance from the fleet view.
+	AuditInstanceForget = "instance_forget"
 )
 
 // AuditEvent answers "who did what, when, and with what outcome". Every write, rollback,

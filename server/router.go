@@ -205,6 +205,7 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Get("/tokens", s.handle(s.listTokens))
 			r.Post("/tokens", s.handle(s.createToken))
 			r.Delete("/tokens/{id}", s.handle(s.deleteToken))
+			r.Delete("/instances/{name}", s.handle(s.forgetInstance))
 			r.Put("/kubernetes/hostnames/{hostname}", s.handle(s.grantHostname))
 			r.Delete("/kubernetes/hostnames/{hostname}", s.handle(s.releaseHostname))
 			r.Get("/retention", s.handle(s.getRetention))

@@ -39,6 +39,7 @@ type Store interface {
 
 	RecordReports(ctx context.Context, reps []api.InstanceReport) error
 	Instances(ctx context.Context) ([]api.Instance, error)
+	DeleteInstance(ctx context.Context, name string) error
 	Retention(ctx context.Context) (api.Retention, error)
 	SetRetention(ctx context.Context, meta api.Meta, r api.Retention) (api.Retention, error)
 	Prune(ctx context.Context, meta api.Meta, now time.Time) (api.PruneResult, error)

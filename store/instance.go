@@ -111,3 +111,16 @@ func (s *Store) Instances(ctx context.Context) ([]api.Instance, error) {
 	}
 	return out, nil
 }
+
+// DeleteInstance removes an instance from the registry; ENotFound when it is not there.
+// Its apply records stay: they are history, and the pruner takes them in their time.
+func (s *Store) DeleteInstance(ctx context.Context, name string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM instances WHERE name = ?`, name)
+	if err != nil {
+		return fmt.Errorf("delete instance %q: %w", name, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return api.Errorf(api.ENotFound, "instance %q does not exist", name)
+	}
+	return nil
+}

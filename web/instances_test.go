@@ -35,4 +35,20 @@ func TestInstancesShowsLagAndTheRejection(t *testing.T) {
 		t.Errorf("serve's own row = %q, want it at the head", own)
 	}
 	b.noHorizontalScroll("instances")
+	if b.count(tid("instance-forget")) != 0 {
+		t.Errorf("a viewer is offered to forget an instance")
+	}
+
+	// An admin forgets the agent, which is not connected; serve's own has no button.
+	a := newBrowser(t, rp.API, 1280, 900)
+	a.signIn(rp.token("ada", "admin"))
+	a.route("#/instances", tid("instances"))
+	a.waitFor("two instances", `document.querySelectorAll('[data-testid="instance-row"]').length === 2`)
+	if a.count(tid("instance-forget")) != 1 {
+		t.Fatalf("want one forget button, for edge-1 only")
+	}
+	a.click(`[data-testid="instance-row"][data-name="edge-1"] [data-testid="instance-forget"]`)
+	a.waitVisible(tid("instance-forget-dialog"))
+	a.click(tid("instance-forget-confirm"))
+	a.waitFor("edge-1 forgotten", `document.querySelectorAll('[data-testid="instance-row"]').length === 1`)
 }

@@ -1,9 +1,11 @@
 // instances.js shows the fleet: serve's own OpenResty and every agent, with the revision
 // each serves, how far it lags the head, whether it holds a feed stream, when it was last
-// heard from, and its last apply with nginx's own error when the apply was rejected.
+// heard from, and its last apply with nginx's own error when the apply was rejected. An
+// admin may forget an agent that is gone, such as a pod that a rollout replaced.
 import { h, route } from '../dom.js';
 import { badge, agoEl, humanize } from '../format.js';
-import { pageHeader, table, emptyState } from './common.js';
+import { pageHeader, table, emptyState, button } from './common.js';
+import { openDialog } from '../dialog.js';
 
 function lastApply(a) {
   if (!a) return h('span', { class: 'muted' }, '—');
@@ -31,6 +33,10 @@ export async function renderInstances(ctx) {
     { label: 'Version', cell: (i) => h('span', { class: 'muted small' }, i.version || '—') },
     { label: 'Last apply', cell: (i) => lastApply(i.lastApply) },
   ];
+  if (ctx.can('admin')) {
+    columns.push({ label: 'Actions', cell: (i) => (i.managed || i.connected ? null
+      : button('Forget', () => forgetInstance(ctx, i), { kind: 'danger-quiet', class: 'btn-small', testid: 'instance-forget' })) });
+  }
   const body = items.length
     ? table(columns, items, { caption: 'Instances', testid: 'instances-table',
       rowProps: (i) => ({ testid: 'instance-row', dataset: { name: i.name } }) })
@@ -38,4 +44,36 @@ export async function renderInstances(ctx) {
   return h('div', { testid: 'instances' },
     pageHeader('Instances', { subtitle: `Every OpenResty this control plane drives. The head is #${data.head}.` }),
     body);
+}
+
+function forgetInstance(ctx, i) {
+  const confirm = h('button', { type: 'button', class: 'btn btn-danger', testid: 'instance-forget-confirm' }, 'Forget instance');
+  const cancel = h('button', { type: 'button', class: 'btn btn-quiet', testid: 'instance-forget-cancel' }, 'Cancel');
+  const err = h('p', { class: 'form-error', role: 'alert', hidden: true });
+  const dlg = openDialog({
+    title: `Forget instance ${i.name}?`,
+    testid: 'instance-forget-dialog',
+    content: [
+      h('p', null, 'It leaves this list, the status and the metrics; its applies stay in the history. If its agent reports again, it is listed again.'),
+      err,
+    ],
+    actions: [cancel, confirm],
+  });
+  cancel.addEventListener('click', () => dlg.close());
+  confirm.addEventListener('click', async () => {
+    dlg.setBusy(true);
+    try {
+      await ctx.api.request('DELETE', `/instances/${encodeURIComponent(i.name)}`);
+      dlg.setBusy(false);
+      dlg.close();
+      ctx.notify.ok(`Forgot instance ${i.name}.`);
+      ctx.app.route();
+    } catch (e) {
+      dlg.setBusy(false);
+      if (e.status === 401) { dlg.close(); return; }
+      err.textContent = e.message;
+      err.hidden = false;
+    }
+  });
+  cancel.focus();
 }

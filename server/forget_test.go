@@ -1,0 +1,72 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// TestForgetInstance: an admin forgets an instance that holds no feed stream (an agent
+// taken out of service, or a pod a rollout replaced), which then leaves the list, /status
+// and the metrics, with an audit event saying who; a connected one is refused (409), an
+// unknown one is 404, and only an admin may.
+func TestForgetInstance(t *testing.T) {
+	e := newEnv(t)
+	dp := e.dataplane()
+	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("a", 8080)})
+	for _, name := range []string{"edge", "old-pod"} {
+		e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/" + name + "/report", token: dp,
+			body: api.Report{Version: "test", State: "running", Applied: e.revisions()}})
+	}
+	f, code := e.openFeed(dp, "") // as "edge"
+	if code != http.StatusOK {
+		t.Fatalf("feed = %d", code)
+	}
+	f.next()
+	forget := func(name, token string) *resp {
+		return e.send(req{method: "DELETE", path: "/api/v1/instances/" + name, token: token})
+	}
+	if got := forget("edge", e.admin); got.status != http.StatusConflict || !strings.Contains(string(got.body), "feed stream") {
+		t.Fatalf("forget a connected instance = %d %s, want 409 naming its feed stream", got.status, got.body)
+	}
+	if got := forget("old-pod", e.editor); got.status != http.StatusForbidden {
+		t.Fatalf("forget as an editor = %d, want 403", got.status)
+	}
+	if got := forget("old-pod", e.admin); got.status != http.StatusNoContent {
+		t.Fatalf("forget = %d %s, want 204", got.status, got.body)
+	}
+	var list api.InstanceList
+	e.must(http.StatusOK, req{method: "GET", path: "/api/v1/instances", token: e.viewer}).into(t, &list)
+	if len(list.Items) != 1 || list.Items[0].Name != "edge" {
+		t.Fatalf("instances after forgetting old-pod = %+v", list.Items)
+	}
+	var st api.Status
+	e.must(http.StatusOK, req{method: "GET", path: "/api/v1/status", token: e.viewer}).into(t, &st)
+	if st.Fleet == nil || st.Fleet.Instances != 1 {
+		t.Fatalf("status fleet = %+v, want 1 instance", st.Fleet)
+	}
+	if body := string(e.must(http.StatusOK, req{method: "GET", path: "/metrics"}).body); strings.Contains(body, `instance="old-pod"`) {
+		t.Fatalf("metrics still name old-pod")
+	}
+	if got := forget("old-pod", e.admin); got.status != http.StatusNotFound {
+		t.Fatalf("forget again = %d, want 404", got.status)
+	}
+	var found bool
+	for _, ev := range e.auditEvents() {
+		if ev.Action == api.AuditInstanceForget && ev.Target == "instance/old-pod" && ev.Outcome == "success" && ev.Actor != "" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no audit event for forgetting old-pod: %+v", e.auditEvents())
+	}
+	// An agent that reports again is listed again: forgetting is not a ban.
+	e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/old-pod/report", token: dp,
+		body: api.Report{Version: "test", State: "running", Applied: e.revisions()}})
+	e.must(http.StatusOK, req{method: "GET", path: "/api/v1/instances", token: e.viewer}).into(t, &list)
+	if len(list.Items) != 2 {
+		t.Fatalf("instances after old-pod reported again = %+v", list.Items)
+	}
+}
