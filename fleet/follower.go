@@ -111,6 +111,9 @@ func New(o Options) (*Follower, error) {
 	if err := api.ValidName("name", o.Name); err != nil {
 		return nil, fmt.Errorf("instance name %q: %w", o.Name, err)
 	}
+	if o.CAFile != "" && strings.HasPrefix(o.ControlPlane, "http://") {
+		return nil, fmt.Errorf("a CA file is for an https:// control plane; over %s the token and the private keys would cross the network in clear", o.ControlPlane)
+	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if o.CAFile != "" {
 		pem, err := os.ReadFile(o.CAFile)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/restyplane/restyplane/api"
@@ -32,7 +33,13 @@ func (f *Follower) Run(ctx context.Context) error {
 		}
 		fails++
 		d := backoff(fails, f.opts.MinBackoff, f.opts.MaxBackoff, rand.Float64)
-		f.log.Warn("feed interrupted", "err", err, "retryIn", d)
+		// A refusal is a mistake in this agent's settings, not an outage: it says so at the
+		// error level, and still retries, since an admin may fix it on the other side.
+		if refusal(err) {
+			f.log.Error("feed refused", "err", err, "retryIn", d)
+		} else {
+			f.log.Warn("feed interrupted", "err", err, "retryIn", d)
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -81,11 +88,21 @@ func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 	req.Header.Set("Authorization", "Bearer "+f.opts.Token)
 	// A stream silent for longer than the read timeout is dead: cancelling its context
 	// ends the read below.
-	idle := time.AfterFunc(f.opts.ReadTimeout, cancel)
+	var silent atomic.Bool
+	idle := time.AfterFunc(f.opts.ReadTimeout, func() {
+		silent.Store(true)
+		cancel()
+	})
 	defer idle.Stop()
+	dead := func(err error) error {
+		if silent.Load() {
+			return fmt.Errorf("no answer or line from the control plane for %s, taken for dead", f.opts.ReadTimeout)
+		}
+		return err
+	}
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return false, err
+		return false, dead(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusGone {
@@ -99,14 +116,14 @@ func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 	}
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return false, fmt.Errorf("feed answered %d: %s", resp.StatusCode, b)
+		return false, &answerError{status: resp.StatusCode, url: req.URL.Redacted(), body: string(b)}
 	}
 	r := bufio.NewReaderSize(&touchReader{r: resp.Body, touch: func() { idle.Reset(f.opts.ReadTimeout) }}, 64<<10)
 	dec := json.NewDecoder(r)
 	for {
 		var m api.FeedMessage
 		if err := dec.Decode(&m); err != nil {
-			return got, fmt.Errorf("read feed: %w", err)
+			return got, fmt.Errorf("read feed: %w", dead(err))
 		}
 		got = true
 		switch m.Type {

@@ -59,6 +59,8 @@ func (c *agentConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.logFormat, "log-format", env("RESTYPLANE_LOG_FORMAT", "text"),
 		"text or json (env RESTYPLANE_LOG_FORMAT)")
 	c.proxy.flags(fs)
+	// An agent exists to drive an OpenResty: serve's "off" is not one of its modes.
+	fs.Lookup("openresty").Usage = "managed (start and supervise nginx) or attach (adopt the nginx running in --openresty-prefix) (env RESTYPLANE_OPENRESTY)"
 }
 
 // agent runs a data plane until ctx ends: it follows the control plane's feed, applies

@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -41,18 +43,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("a subcommand is required")
 	}
+	var err error
 	switch args[0] {
 	case "serve":
-		return serve(ctx, args[1:], stdout, stderr)
+		err = serve(ctx, args[1:], stdout, stderr)
 	case "agent":
-		return agent(ctx, args[1:], stdout, stderr)
+		err = agent(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "restyplane", version)
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown subcommand %q", args[0])
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown subcommand %q", args[0])
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // the flags were printed as asked: not a failure
+	}
+	return err
 }

@@ -35,6 +35,23 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// TestHelpIsNotAFailure: -h and --help print a subcommand's flags and succeed, and the
+// agent's help offers only the OpenResty modes it takes.
+func TestHelpIsNotAFailure(t *testing.T) {
+	for _, args := range [][]string{{"serve", "-h"}, {"agent", "--help"}} {
+		var errb bytes.Buffer
+		if err := run(t.Context(), args, io.Discard, &errb); err != nil {
+			t.Errorf("%q = %v, want success", args, err)
+		}
+		if !strings.Contains(errb.String(), "-openresty") {
+			t.Errorf("%q printed %q, want the flags", args, errb.String())
+		}
+		if args[0] == "agent" && strings.Contains(errb.String(), "or off") {
+			t.Errorf("agent's help offers --openresty off, which it refuses")
+		}
+	}
+}
+
 // TestServe starts `restyplane serve` in-process on a fresh data directory: the first start
 // prints an admin token once, the token works, SIGTERM's context ends the server cleanly,
 // and a second start prints no token.

@@ -1,0 +1,98 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a log sink that the follower's goroutines and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// followLog runs a follower against a control plane of handler until its log holds want,
+// and returns the log.
+func followLog(t *testing.T, handler http.HandlerFunc, want string) string {
+	t.Helper()
+	cp := httptest.NewServer(handler)
+	defer cp.Close()
+	var logs syncBuffer
+	f, err := New(Options{ControlPlane: cp.URL + "/", Token: "x", Name: "edge", DataDir: t.TempDir(), ReportEvery: time.Hour,
+		ReadTimeout: 300 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.Run(ctx)
+	}()
+	defer func() {
+		cancel()
+		cp.CloseClientConnections()
+		<-done
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(logs.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("log lacks %q:\n%s", want, logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return logs.String()
+}
+
+// TestFeedRefusalIsAnError: a token of another role, an unknown token or a wrong URL is
+// logged as an error that says which, with the URL asked; a control plane that falls
+// silent is a warning that says so, not "context canceled".
+func TestFeedRefusalIsAnError(t *testing.T) {
+	for status, hint := range map[int]string{
+		http.StatusForbidden:    "not of role dataplane",
+		http.StatusUnauthorized: "check --token",
+		http.StatusNotFound:     "without /api/v1",
+	} {
+		log := followLog(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, `{"error":{"code":"x"}}`, status)
+		}, hint)
+		if !strings.Contains(log, "level=ERROR") || !strings.Contains(log, "/api/v1/feed?instance=edge") {
+			t.Errorf("answer %d logged %q, want an error naming the URL", status, log)
+		}
+	}
+	log := followLog(t, func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // answers nothing, as a paused control plane
+	}, "taken for dead")
+	if !strings.Contains(log, "level=WARN") || strings.Contains(log, "context canceled") {
+		t.Errorf("a silent control plane logged %q", log)
+	}
+}
+
+// TestCAFileNeedsHTTPS: a CA file with an http:// control plane is refused, since the
+// token would go in clear whatever the file says.
+func TestCAFileNeedsHTTPS(t *testing.T) {
+	_, err := New(Options{ControlPlane: "http://cp:9180", Token: "x", Name: "edge", DataDir: t.TempDir(), CAFile: "/nonexistent"})
+	if err == nil || !strings.Contains(err.Error(), "https://") {
+		t.Fatalf("New with a CA file and http:// = %v, want a refusal naming https://", err)
+	}
+}
