@@ -102,3 +102,22 @@ type Fleet struct {
 	AtHead    int `json:"atHead"`
 	Connected int `json:"connected"`
 }
+
+// AgentIDHeader carries an agent's identity on its feed and report requests, so that the
+// control plane can tell two agents that were given one name apart: it would otherwise
+// fold them into one instance, whose revision and state would be each one's in turn.
+const AgentIDHeader = "X-Restyplane-Agent-Id"
+
+// ValidAgentID reports whether id is an agent identity as agents make them: 32 lower-case
+// hexadecimal digits, kept in the agent's data dir.
+func ValidAgentID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for _, c := range id {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -56,6 +56,7 @@ type Reporter func(ctx context.Context, heartbeat bool) api.Report
 // applied one from disk) and implements the applier's Store.
 type Follower struct {
 	opts   Options
+	id     string // this agent's identity (api.AgentIDHeader), from Load
 	client *http.Client
 	log    *slog.Logger
 
@@ -147,6 +148,16 @@ func (f *Follower) HeadChanged() <-chan struct{} {
 
 // Loaded is closed once the follower holds a state, from disk or from the feed.
 func (f *Follower) Loaded() <-chan struct{} { return f.loaded }
+
+// authorize sets a request's token and, once Load read it, the agent's identity.
+func (f *Follower) authorize(req *http.Request) {
+	req.Header.Set("Authorization", "Bearer "+f.opts.Token)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.id != "" {
+		req.Header.Set(api.AgentIDHeader, f.id)
+	}
+}
 
 // heldState is a state the feed gave, with the chain it belongs to.
 type heldState struct {

@@ -7,16 +7,16 @@ import (
 	"strings"
 )
 
-// answerError is a feed request the control plane answered with something other than a
-// stream.
+// answerError is a request the control plane answered with something other than what
+// was asked for.
 type answerError struct {
 	status int
-	url    string
+	url    string // the method and the URL
 	body   string
 }
 
 func (e *answerError) Error() string {
-	msg := fmt.Sprintf("GET %s answered %d: %s", e.url, e.status, strings.TrimSpace(e.body))
+	msg := fmt.Sprintf("%s answered %d: %s", e.url, e.status, strings.TrimSpace(e.body))
 	switch e.status {
 	case http.StatusUnauthorized:
 		return msg + " (the control plane does not know this token: check --token)"
@@ -24,6 +24,8 @@ func (e *answerError) Error() string {
 		return msg + " (the token is not of role dataplane, the only one that may read the feed)"
 	case http.StatusNotFound:
 		return msg + " (no feed there: --control-plane is the server's address, without /api/v1)"
+	case http.StatusConflict:
+		return msg + " (another agent runs under this --name: give each its own)"
 	}
 	return msg
 }
@@ -35,5 +37,9 @@ func refusal(err error) bool {
 	if !errors.As(err, &a) {
 		return false
 	}
-	return a.status == http.StatusUnauthorized || a.status == http.StatusForbidden || a.status == http.StatusNotFound
+	switch a.status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict:
+		return true
+	}
+	return false
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -40,7 +39,11 @@ func (f *Follower) reportLoop(ctx context.Context) {
 			heartbeat = true
 		}
 		if err := f.sendReport(ctx, heartbeat); err != nil && ctx.Err() == nil {
-			f.log.Debug("report", "err", err)
+			if refusal(err) {
+				f.log.Error("report refused", "err", err)
+			} else {
+				f.log.Debug("report", "err", err)
+			}
 		}
 	}
 }
@@ -92,7 +95,7 @@ func (f *Follower) sendReport(ctx context.Context, heartbeat bool) error {
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+f.opts.Token)
+	f.authorize(req)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := f.client.Do(req)
 	if err != nil {
@@ -101,7 +104,7 @@ func (f *Follower) sendReport(ctx context.Context, heartbeat bool) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusNoContent {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return fmt.Errorf("report answered %d: %s", resp.StatusCode, b)
+		return &answerError{status: resp.StatusCode, url: "POST " + req.URL.Redacted(), body: string(b)}
 	}
 	f.mu.Lock()
 	// Drop what this report carried, less what another report that carried the same

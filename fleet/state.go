@@ -24,6 +24,13 @@ func (f *Follower) Load() error {
 	if err := os.Chmod(f.opts.DataDir, 0o700); err != nil {
 		return fmt.Errorf("restrict data dir: %w", err)
 	}
+	id, err := loadID(f.opts.DataDir)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.id = id
+	f.mu.Unlock()
 	b, err := os.ReadFile(filepath.Join(f.opts.DataDir, stateFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

@@ -85,7 +85,7 @@ func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	req.Header.Set("Authorization", "Bearer "+f.opts.Token)
+	f.authorize(req)
 	// A stream silent for longer than the read timeout is dead: cancelling its context
 	// ends the read below.
 	var silent atomic.Bool
@@ -116,7 +116,7 @@ func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 	}
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return false, &answerError{status: resp.StatusCode, url: req.URL.Redacted(), body: string(b)}
+		return false, &answerError{status: resp.StatusCode, url: "GET " + req.URL.Redacted(), body: string(b)}
 	}
 	r := bufio.NewReaderSize(&touchReader{r: resp.Body, touch: func() { idle.Reset(f.opts.ReadTimeout) }}, 64<<10)
 	dec := json.NewDecoder(r)

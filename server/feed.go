@@ -21,10 +21,12 @@ const feedKeepAlive = 10 * time.Second
 //	@Produce	application/x-ndjson
 //	@Param		instance	query		string	true	"the agent's instance name"
 //	@Param		from		query		int		false	"the revision the agent holds"
+//	@Param		X-Restyplane-Agent-Id	header	string	false	"the agent's identity: another agent's stream under the same name is refused (409)"
 //	@Success	200			{object}	api.FeedMessage	"one message per line"
 //	@Failure	400			{object}	ErrorResponse
 //	@Failure	401			{object}	ErrorResponse
 //	@Failure	403			{object}	ErrorResponse
+//	@Failure	409			{object}	ErrorResponse
 //	@Failure	410			{object}	ErrorResponse
 //	@Security	BearerAuth
 //	@Router		/api/v1/feed [get]
@@ -46,9 +48,15 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	_ = rc.SetWriteDeadline(time.Time{})
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	s.fleet.connect(name)
+	id, err := agentID(r)
+	if err != nil {
+		return err
+	}
+	if err := s.fleet.connect(name, id); err != nil {
+		return err
+	}
 	defer s.fleet.disconnect(name)
+	w.WriteHeader(http.StatusOK)
 	bytesSent := s.fleet.feedBytes.WithLabelValues(name)
 	// sendLine writes one encoded line, often one that other streams share (feedLines).
 	sendLine := func(line []byte) error {

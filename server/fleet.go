@@ -32,7 +32,8 @@ type fleet struct {
 
 // member is one agent as last heard from.
 type member struct {
-	streams  int // open feed streams; more than one only while a reconnect overlaps
+	streams  int    // open feed streams; more than one only while a reconnect overlaps
+	id       string // the identity of the agent whose streams they are (api.AgentIDHeader)
 	lastSeen time.Time
 	applied  int64
 	rejected int64
@@ -77,15 +78,40 @@ func (f *fleet) member(name string) *member {
 	return m
 }
 
-// connect and disconnect count an agent's open feed streams.
-func (f *fleet) connect(name string) {
+// connect counts a feed stream of the agent id under name, and refuses it while another
+// agent holds one under that name (an agent of an older version sends no id, and is
+// taken on trust).
+func (f *fleet) connect(name, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	m := f.member(name)
+	if err := m.holds(name, id); err != nil {
+		return err
+	}
 	m.streams++
+	if id != "" {
+		m.id = id
+	}
 	m.lastSeen = time.Now()
+	return nil
 }
 
+// holds refuses id when another agent holds a feed stream under name.
+func (m *member) holds(name, id string) error {
+	if m.streams > 0 && id != "" && m.id != "" && id != m.id {
+		return api.Errorf(api.EConflict, "another agent holds a feed stream as %q now: give each agent its own --name", name)
+	}
+	return nil
+}
+
+// speaksFor refuses a report of id under name while another agent holds the name.
+func (f *fleet) speaksFor(name, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.member(name).holds(name, id)
+}
+
+// disconnect ends one of name's feed streams.
 func (f *fleet) disconnect(name string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

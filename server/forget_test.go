@@ -70,3 +70,58 @@ func TestForgetInstance(t *testing.T) {
 		t.Fatalf("instances after old-pod reported again = %+v", list.Items)
 	}
 }
+
+// TestOneNameOneAgent: while an agent holds a feed stream under a name, another agent
+// (another identity) is refused that name, on the feed and in reports, with a 409 that
+// says to give each its own; the same agent reconnecting is not, and once the first
+// stream ends the name is free.
+func TestOneNameOneAgent(t *testing.T) {
+	e := newEnv(t)
+	dp := e.dataplane()
+	first, second := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	open := func(id string) (*http.Response, error) {
+		hr, _ := http.NewRequest("GET", e.ts.URL+"/api/v1/feed?instance=edge", nil)
+		hr.Header.Set("Authorization", "Bearer "+dp)
+		hr.Header.Set(api.AgentIDHeader, id)
+		return http.DefaultClient.Do(hr)
+	}
+	report := func(id string) *resp {
+		return e.send(req{method: "POST", path: "/api/v1/instances/edge/report", token: dp,
+			header: map[string]string{api.AgentIDHeader: id}, body: api.Report{Version: "test", State: "running"}})
+	}
+	a, err := open(first)
+	if err != nil || a.StatusCode != http.StatusOK {
+		t.Fatalf("first agent's feed = %v %v", a, err)
+	}
+	again, err := open(first) // a reconnect that overlaps its old stream
+	if err != nil || again.StatusCode != http.StatusOK {
+		t.Fatalf("the same agent's second stream = %v %v", again, err)
+	}
+	again.Body.Close()
+	b, err := open(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Body.Close()
+	if b.StatusCode != http.StatusConflict {
+		t.Fatalf("a second agent under the same name = %d, want 409", b.StatusCode)
+	}
+	if got := report(second); got.status != http.StatusConflict || !strings.Contains(string(got.body), "--name") {
+		t.Fatalf("the second agent's report = %d %s, want 409 naming --name", got.status, got.body)
+	}
+	if got := report(first); got.status != http.StatusNoContent {
+		t.Fatalf("the first agent's report = %d %s", got.status, got.body)
+	}
+	if got := report("not-an-id"); got.status != http.StatusBadRequest {
+		t.Fatalf("a malformed agent id = %d, want 400", got.status)
+	}
+	a.Body.Close()
+	waitUntil(t, "the first agent's stream to end", func() bool {
+		var list api.InstanceList
+		e.must(http.StatusOK, req{method: "GET", path: "/api/v1/instances", token: e.viewer}).into(t, &list)
+		return len(list.Items) == 1 && !list.Items[0].Connected
+	})
+	if got := report(second); got.status != http.StatusNoContent {
+		t.Fatalf("the second agent's report once the name is free = %d %s", got.status, got.body)
+	}
+}

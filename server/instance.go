@@ -22,15 +22,24 @@ const maxReportBody = 8 << 20
 //	@Accept		json
 //	@Param		name	path	string		true	"the instance name"
 //	@Param		report	body	api.Report	true	"the report"
+//	@Param		X-Restyplane-Agent-Id	header	string	false	"the agent's identity: refused (409) while another agent holds the name"
 //	@Success	204
 //	@Failure	400	{object}	ErrorResponse
 //	@Failure	401	{object}	ErrorResponse
 //	@Failure	403	{object}	ErrorResponse
+//	@Failure	409	{object}	ErrorResponse
 //	@Security	BearerAuth
 //	@Router		/api/v1/instances/{name}/report [post]
 func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 	name := chi.URLParam(r, "name")
 	if err := api.ValidName("name", name); err != nil {
+		return err
+	}
+	id, err := agentID(r)
+	if err != nil {
+		return err
+	}
+	if err := s.fleet.speaksFor(name, id); err != nil {
 		return err
 	}
 	var rep api.Report
@@ -53,6 +62,16 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// agentID is the identity an agent sends (api.AgentIDHeader), "" from an agent too old
+// to send one.
+func agentID(r *http.Request) (string, error) {
+	id := r.Header.Get(api.AgentIDHeader)
+	if id != "" && !api.ValidAgentID(id) {
+		return "", api.Invalid(api.AgentIDHeader, "%s must be 32 lower-case hexadecimal digits", api.AgentIDHeader)
+	}
+	return id, nil
 }
 
 // observePropagation measures, for the newest revision the report says went live, the
