@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -67,14 +68,30 @@ func reservedBy(head *api.State) reserved {
 	return r
 }
 
-// older orders Ingresses by the conflict rule: the oldest creationTimestamp wins, then the
-// lower namespace/name, so that the winner never changes when a newer Ingress appears.
-func older(a, b *networkingv1.Ingress) bool {
+// older orders Ingresses by the conflict rule: the oldest creationTimestamp wins; within
+// one second (the timestamp's resolution), the Ingress the head already serves a server
+// of, in served; then the lower namespace/name. So the winner never changes when a newer
+// Ingress appears, even one created in the same second whose name sorts first.
+func older(a, b *networkingv1.Ingress, served map[types.UID]bool) bool {
 	ta, tb := a.CreationTimestamp.Time, b.CreationTimestamp.Time
 	if !ta.Equal(tb) {
 		return ta.Before(tb)
 	}
+	if sa, sb := served[a.UID], served[b.UID]; sa != sb {
+		return sa
+	}
 	return ingressKey(a) < ingressKey(b)
+}
+
+// servedIngresses are the Ingresses whose servers head serves, by UID.
+func servedIngresses(head *api.State) map[types.UID]bool {
+	served := map[types.UID]bool{}
+	for _, s := range head.Servers {
+		if s.Source.Kind == api.SourceKubernetes && s.Source.UID != "" {
+			served[types.UID(s.Source.UID)] = true
+		}
+	}
+	return served
 }
 
 func ingressKey(ing *networkingv1.Ingress) string { return ing.Namespace + "/" + ing.Name }

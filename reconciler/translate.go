@@ -39,8 +39,9 @@ type Translation struct {
 //     that would take a host's server over the locations limit loses that host.
 //   - A TLS entry naming a host outside the Ingress's rules, or one its certificate does
 //     not cover, is skipped.
-//   - Two Ingresses (of one namespace) claiming one host+path: the older Ingress (creationTimestamp, then
-//     namespace/name) keeps it; the younger one's other paths still apply.
+//   - Two Ingresses (of one namespace) claiming one host+path: the older Ingress (creationTimestamp;
+//     within one second, the one whose server the head serves; then namespace/name) keeps
+//     it; the younger one's other paths still apply.
 //   - A backend (one per Service port) shared by several Ingresses is balanced as the oldest
 //     of them says; a younger one whose annotations differ is told so.
 //   - A host's TLS certificate and ssl-redirect come from the oldest Ingress with a TLS
@@ -62,7 +63,8 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 		Reports:        map[string]*Report{},
 	}
 	ings := append([]*networkingv1.Ingress(nil), snap.Ingresses...)
-	sort.Slice(ings, func(i, j int) bool { return older(ings[i], ings[j]) })
+	served := servedIngresses(head)
+	sort.Slice(ings, func(i, j int) bool { return older(ings[i], ings[j], served) })
 	m := &merge{t: t, head: head, res: reservedBy(head), claims: map[string]*claim{}, hosts: map[string]*hostBuild{},
 		balancedBy: map[string]*networkingv1.Ingress{}, canaryBy: map[string]*networkingv1.Ingress{}}
 	owners := ownHosts(ings, snap.Claims, head)
