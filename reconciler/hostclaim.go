@@ -47,6 +47,11 @@ func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, h
 				if _, ok := o.rest[h]; !ok {
 					o.rest[h] = n
 				}
+				// The partner a REST server redirects is its too: routed by an Ingress, it
+				// would beat the redirect unnoticed.
+				if p, ok := api.WWWPartner(h); ok && srv.WWWRedirect && o.rest[p] == "" {
+					o.rest[p] = n
+				}
 			}
 		}
 	}

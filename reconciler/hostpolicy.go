@@ -1,6 +1,8 @@
 package reconciler
 
 import (
+	"slices"
+
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/restyplane/restyplane/api"
@@ -37,30 +39,41 @@ func (m *merge) hostPolicies(hb *hostBuild, p *plan, host string) {
 }
 
 // serverPolicies puts the host's policies on its server. The www partner of the host is
-// redirected only when nobody else holds it: no Ingress of this sync routes it, no REST
-// server names it, and no other namespace holds its claim; otherwise the asking Ingress
-// is told why.
+// redirected only when nobody else holds it: no Ingress of this sync routes it or serves
+// it as a server-alias, no REST server names it, and no other namespace holds its claim;
+// otherwise the asking Ingress is told why. (The store refuses a state where a redirected
+// partner is some server's hostname, and with it the whole sync.)
 func (m *merge) serverPolicies(srv *api.Server, hb *hostBuild, host string) {
 	hp := hb.policy
 	srv.AppRoot, srv.ForceSSLRedirect = hp.appRoot, hp.forceSSL
 	if hp.www == nil {
 		return
 	}
-	partner, ok := api.WWWPartner(host)
-	why := ""
-	switch c, held := m.owners.held[partner]; {
-	case !ok:
-		why = "the host has no www partner name"
-	case m.owners.rest[partner] != "":
-		why = partner + " is held by the REST API (server " + m.owners.rest[partner] + ")"
-	case held && c.Namespace != hp.www.Namespace:
-		why = partner + " is held by namespace " + c.Namespace
-	case m.hosts[partner] != nil:
-		why = partner + " is routed by an Ingress of its own"
-	}
-	if why != "" {
-		m.t.Reports[ingressKey(hp.www)].warn(ReasonConflict, "from-to-www-redirect for host %s is not applied: %s", host, why)
+	if _, ok := api.WWWPartner(host); !ok {
+		m.t.Reports[ingressKey(hp.www)].warn(ReasonConflict, "from-to-www-redirect for host %s is not applied: the host has no www partner name", host)
 		return
+	}
+	// The store redirects the partner of every hostname of the server, aliases too.
+	for _, h := range srv.Hostnames {
+		partner, ok := api.WWWPartner(h)
+		if !ok || slices.Contains(srv.Hostnames, partner) {
+			continue
+		}
+		why := ""
+		switch c, held := m.owners.held[partner]; {
+		case m.owners.rest[partner] != "":
+			why = partner + " is held by the REST API (server " + m.owners.rest[partner] + ")"
+		case held && c.Namespace != hp.www.Namespace:
+			why = partner + " is held by namespace " + c.Namespace
+		case m.hosts[partner] != nil:
+			why = partner + " is routed by an Ingress of its own"
+		case m.aliasOf[partner] != "":
+			why = partner + " is a server-alias of host " + m.aliasOf[partner]
+		}
+		if why != "" {
+			m.t.Reports[ingressKey(hp.www)].warn(ReasonConflict, "from-to-www-redirect for host %s is not applied: %s", host, why)
+			return
+		}
 	}
 	srv.WWWRedirect = true
 }

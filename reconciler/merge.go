@@ -21,6 +21,8 @@ type merge struct {
 	canaryBy   map[string]*networkingv1.Ingress
 	// owners says who holds each hostname, for the www redirects (issue 11).
 	owners *hostOwners
+	// aliasOf is the host each applied server-alias serves with (addAliases).
+	aliasOf map[string]string
 }
 
 // claim is a host+path taken by one Ingress.

@@ -114,6 +114,7 @@ func ingressAliases(ing *networkingv1.Ingress) []string {
 // of the Ingress is served.
 func (m *merge) addAliases(mains []*plan, owners *hostOwners) {
 	given := map[string]string{} // alias -> host
+	m.aliasOf = given
 	for _, p := range mains {
 		host := aliasOwner(p.ing)
 		hb := m.hosts[host]
