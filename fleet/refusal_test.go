@@ -1,34 +1,16 @@
 package fleet
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/restyplane/restyplane/internal/rptest"
 )
-
-// syncBuffer is a log sink that the follower's goroutines and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // followLog runs a follower against a control plane of handler until its log holds want,
 // and returns the log.
@@ -36,7 +18,7 @@ func followLog(t *testing.T, handler http.HandlerFunc, want string) string {
 	t.Helper()
 	cp := httptest.NewServer(handler)
 	defer cp.Close()
-	var logs syncBuffer
+	var logs rptest.LockedBuffer
 	f, err := New(Options{ControlPlane: cp.URL + "/", Token: "x", Name: "edge", DataDir: t.TempDir(), ReportEvery: time.Hour,
 		ReadTimeout: 300 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})

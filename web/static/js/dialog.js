@@ -75,3 +75,32 @@ export function confirmWithReason({ title, intro, confirmLabel, danger, testid, 
     });
   });
 }
+
+/**
+ * confirmAction asks to confirm a step that takes no reason, such as a token's deletion:
+ * run does it and done follows; an error run throws is shown in the dialog, except a 401,
+ * which signs the user out anyway. testid names the dialog (-dialog) and its buttons
+ * (-confirm, -cancel).
+ */
+export function confirmAction({ title, content, confirmLabel, testid, run, done }) {
+  const confirm = h('button', { type: 'button', class: 'btn btn-danger', testid: `${testid}-confirm` }, confirmLabel);
+  const cancel = h('button', { type: 'button', class: 'btn btn-quiet', testid: `${testid}-cancel` }, 'Cancel');
+  const err = h('p', { class: 'form-error', role: 'alert', hidden: true });
+  const dlg = openDialog({ title, testid: `${testid}-dialog`, content: [...content, err], actions: [cancel, confirm] });
+  cancel.addEventListener('click', () => dlg.close());
+  confirm.addEventListener('click', async () => {
+    dlg.setBusy(true);
+    try {
+      await run();
+      dlg.setBusy(false);
+      dlg.close();
+      done();
+    } catch (e) {
+      dlg.setBusy(false);
+      if (e.status === 401) { dlg.close(); return; }
+      err.textContent = e.message;
+      err.hidden = false;
+    }
+  });
+  cancel.focus();
+}

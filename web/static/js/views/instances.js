@@ -5,7 +5,7 @@
 import { h, route } from '../dom.js';
 import { badge, agoEl, humanize } from '../format.js';
 import { pageHeader, table, emptyState, button } from './common.js';
-import { openDialog } from '../dialog.js';
+import { confirmAction } from '../dialog.js';
 
 function lastApply(a) {
   if (!a) return h('span', { class: 'muted' }, '—');
@@ -47,33 +47,15 @@ export async function renderInstances(ctx) {
 }
 
 function forgetInstance(ctx, i) {
-  const confirm = h('button', { type: 'button', class: 'btn btn-danger', testid: 'instance-forget-confirm' }, 'Forget instance');
-  const cancel = h('button', { type: 'button', class: 'btn btn-quiet', testid: 'instance-forget-cancel' }, 'Cancel');
-  const err = h('p', { class: 'form-error', role: 'alert', hidden: true });
-  const dlg = openDialog({
+  confirmAction({
     title: `Forget instance ${i.name}?`,
-    testid: 'instance-forget-dialog',
-    content: [
-      h('p', null, 'It leaves this list, the status and the metrics; its applies stay in the history. If its agent reports again, it is listed again.'),
-      err,
-    ],
-    actions: [cancel, confirm],
-  });
-  cancel.addEventListener('click', () => dlg.close());
-  confirm.addEventListener('click', async () => {
-    dlg.setBusy(true);
-    try {
-      await ctx.api.request('DELETE', `/instances/${encodeURIComponent(i.name)}`);
-      dlg.setBusy(false);
-      dlg.close();
+    testid: 'instance-forget',
+    confirmLabel: 'Forget instance',
+    content: [h('p', null, 'It leaves this list, the status and the metrics; its applies stay in the history. If its agent reports again, it is listed again.')],
+    run: () => ctx.api.request('DELETE', `/instances/${encodeURIComponent(i.name)}`),
+    done: () => {
       ctx.notify.ok(`Forgot instance ${i.name}.`);
       ctx.app.route();
-    } catch (e) {
-      dlg.setBusy(false);
-      if (e.status === 401) { dlg.close(); return; }
-      err.textContent = e.message;
-      err.hidden = false;
-    }
+    },
   });
-  cancel.focus();
 }

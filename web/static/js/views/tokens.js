@@ -4,7 +4,7 @@ import { h } from '../dom.js';
 import { badge, timeEl, agoEl } from '../format.js';
 import { pageHeader, panel, table, emptyState, button } from './common.js';
 import { field, input, select, formError, clearErrors, showError } from '../form.js';
-import { openDialog } from '../dialog.js';
+import { openDialog, confirmAction } from '../dialog.js';
 
 const ROLES = [['viewer', 'viewer: read only'], ['editor', 'editor: change config, roll back'], ['admin', 'admin: also tokens and settings']];
 
@@ -88,34 +88,18 @@ function showSecret(ctx, tok) {
 
 function deleteToken(ctx, t) {
   const self = t.name === ctx.session.name;
-  const confirm = h('button', { type: 'button', class: 'btn btn-danger', testid: 'token-delete-confirm' }, 'Delete token');
-  const cancel = h('button', { type: 'button', class: 'btn btn-quiet', testid: 'token-delete-cancel' }, 'Cancel');
-  const err = h('p', { class: 'form-error', role: 'alert', hidden: true });
-  const dlg = openDialog({
+  confirmAction({
     title: `Delete token ${t.name}?`,
-    testid: 'token-delete-dialog',
+    testid: 'token-delete',
+    confirmLabel: 'Delete token',
     content: [
       h('p', null, 'Anything that uses this token is refused from now on. This cannot be undone; create a new token instead.'),
       self ? h('p', { class: 'note note-bad' }, 'This looks like the token you are signed in with: you will be signed out.') : null,
-      err,
     ],
-    actions: [cancel, confirm],
-  });
-  cancel.addEventListener('click', () => dlg.close());
-  confirm.addEventListener('click', async () => {
-    dlg.setBusy(true);
-    try {
-      await ctx.api.request('DELETE', `/tokens/${t.id}`);
-      dlg.setBusy(false);
-      dlg.close();
+    run: () => ctx.api.request('DELETE', `/tokens/${t.id}`),
+    done: () => {
       ctx.notify.ok(`Deleted token ${t.name}.`);
       ctx.app.route();
-    } catch (e) {
-      dlg.setBusy(false);
-      if (e.status === 401) { dlg.close(); return; }
-      err.textContent = e.message;
-      err.hidden = false;
-    }
+    },
   });
-  cancel.focus();
 }
