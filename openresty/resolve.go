@@ -22,8 +22,10 @@ type hostResolver interface {
 
 var _ hostResolver = (*net.Resolver)(nil)
 
-// metadataAddrs are the cloud instance-metadata services, which hand out credentials.
-var metadataAddrs = []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254")}
+// metadataAddrs are the cloud instance-metadata services, which hand out credentials; the
+// reconciler refuses the same ones as literal ExternalNames (externalNameRefusal).
+var metadataAddrs = []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254"),
+	netip.MustParseAddr("100.100.100.200")}
 
 // refusedAddress says why a resolved address may not be an endpoint, or "" when it may.
 // A DNS name is input from whoever writes a backend (an ExternalName Service in another

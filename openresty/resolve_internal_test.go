@@ -25,6 +25,7 @@ func TestRefusedAddress(t *testing.T) {
 		{"::ffff:127.0.0.1", "loopback"},
 		{"169.254.169.254", "a metadata address"},
 		{"fd00:ec2::254", "a metadata address"},
+		{"100.100.100.200", "a metadata address"},
 		{"169.254.10.1", "link-local"},
 		{"fe80::1", "link-local"},
 		{"0.0.0.0", "unspecified"},
