@@ -312,15 +312,5 @@ func TestTranslateIsValid(t *testing.T) {
 		aged(kubetest.Ingress(ns, "b", "c", kubetest.Path{Host: host, Path: "/", Service: "api", Port: 80}), 1),
 		aged(kubetest.Ingress(ns, "c", "c", kubetest.Path{Host: host, Path: "/", Service: "api", Port: 80}), 2, nginxPrefix+"canary", "true", nginxPrefix+"canary-weight", "50")}
 	head := restServer("rest-shop", host, "/rest")
-	tr := Translate(snapshotOf(objs...), head)
-	st := head.Clone()
-	for _, m := range mutations(tr, head) {
-		if err := m.Validate(); err != nil {
-			t.Fatalf("%s %s: %v", m.Kind, m.Name, err)
-		}
-		st.Apply(m)
-	}
-	if err := st.CheckAll(); err != nil {
-		t.Fatalf("translated state: %v", err)
-	}
+	storeAccepts(t, Translate(snapshotOf(objs...), head), head)
 }
