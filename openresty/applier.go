@@ -113,6 +113,9 @@ type Applier struct {
 	retryAt time.Time
 	// noAutoRollback leaves live revisions unwatched: the control plane's watcher decides.
 	noAutoRollback bool
+	// bad are the server versions nginx or the renderer refused (see effective): each
+	// step renders without them, so one tenant's server never holds back the others.
+	bad map[string]badServer
 }
 
 // NewApplier returns an applier for one instance; metrics may be nil.
@@ -196,27 +199,40 @@ func (a *Applier) step(ctx context.Context, onlyDynamic bool) time.Duration {
 		a.checkWatch(ctx)
 		return a.watchDelay()
 	}
-	p, err := a.plan(head, full)
-	if onlyDynamic && (err != nil || p.mode != api.ModeDynamic) {
-		return 0 // a rejection or a reload is Run's
-	}
-	if err != nil {
-		mode := api.ModeNone
-		if p != nil {
-			mode = p.mode
+	for round := 0; ; round++ {
+		// A server that nginx or the renderer refuses is traced, left out (or kept at the
+		// version that runs) and reported, and the step plans again without it.
+		eff, traced := a.effective(head)
+		p, err := a.plan(eff, full)
+		if err != nil && round < maxTraced && a.markBad(eff, tracedServers(err, nil, eff), err) {
+			continue
 		}
-		a.reject(ctx, head, mode, time.Now(), err)
+		if onlyDynamic && (err != nil || p.mode != api.ModeDynamic) {
+			return 0 // a rejection or a reload is Run's
+		}
+		if err != nil {
+			mode := api.ModeNone
+			if p != nil {
+				mode = p.mode
+			}
+			a.reject(ctx, head, mode, time.Now(), err)
+			a.fallBack(ctx, head)
+			return a.watchDelay()
+		}
+		if p.mode == api.ModeReload {
+			if wait := minInterval(head) - time.Since(lastReload); wait > 0 {
+				return wait
+			}
+		}
+		retry, again := a.apply(ctx, eff, p, traced, round < maxTraced)
+		if again {
+			continue
+		}
+		if retry > 0 {
+			return retry
+		}
 		return a.watchDelay()
 	}
-	if p.mode == api.ModeReload {
-		if wait := minInterval(head) - time.Since(lastReload); wait > 0 {
-			return wait
-		}
-	}
-	if retry := a.apply(ctx, head, p); retry > 0 {
-		return retry
-	}
-	return a.watchDelay()
 }
 
 // nopMetrics is the Metrics of an applier nobody observes.
