@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"io"
 	"net"
@@ -26,8 +27,10 @@ func TestKubernetesCatchAll(t *testing.T) {
 	t.Run("HostlessServedForEveryHost", func(t *testing.T) { testHostlessServed(t, k) })
 	t.Run("DefaultBackendServedForEveryHost", func(t *testing.T) { testDefaultBackendServed(t, k) })
 	t.Run("HostlessWithBasicAuth", func(t *testing.T) { testHostlessBasicAuth(t, k) })
+	t.Run("HostlessWithRewriteAndCanary", func(t *testing.T) { testHostlessRewriteCanary(t, k) })
 	t.Run("NamedHostWinsOverCatchAll", func(t *testing.T) { testNamedHostWins(t, k) })
 	t.Run("OtherNamespaceRefused", func(t *testing.T) { testCatchAllOtherNamespace(t, k) })
+	t.Run("RESTCatchAllNotShared", func(t *testing.T) { testRESTCatchAll(t, k) })
 }
 
 // hostless is an Ingress of one rule without a host, with the paths to service's port 80.
@@ -115,7 +118,33 @@ func testHostlessBasicAuth(t *testing.T, k *kube) {
 	}
 }
 
-// testNamedHostWins: the catch-all answers only hosts that no server names.
+// testHostlessRewriteAndCanary: a host-less Ingress's rewrite-target applies on every
+// Host, and a host-less canary Ingress takes the requests its header selects.
+func testHostlessRewriteCanary(t *testing.T, k *kube) {
+	ki := k.serve(t)
+	ki.service("web", k.ns.upstream(t, "a"))
+	ki.service("canary", k.ns.upstream(t, "b"))
+	main := hostless(ki.ns, "app", "web", "/app")
+	main.Annotations = map[string]string{nginxAnn + "rewrite-target": "/"}
+	canary := hostless(ki.ns, "app-canary", "canary", "/app")
+	canary.Annotations = map[string]string{nginxAnn + "rewrite-target": "/", nginxAnn + "canary": "true",
+		nginxAnn + "canary-by-header": "X-Canary", nginxAnn + "canary-by-header-value": "yes"}
+	k.c.Create(t, main, canary)
+	ki.event("app", reconciler.ReasonApplied)
+	ki.event("app-canary", reconciler.ReasonApplied)
+	ki.waitFor("anything.test", "/app/x", 200)
+	for _, h := range catchAllHosts {
+		if code, body := ki.get(h, "/app/x"); code != 200 || body != "a /x" {
+			t.Fatalf("GET %s/app/x = %d %q, want 200 from a at /x (rewritten)", h, code, body)
+		}
+		if code, body := ki.get(h, "/app/x", "X-Canary", "yes"); code != 200 || body != "b /x" {
+			t.Fatalf("GET %s/app/x with X-Canary: yes = %d %q, want 200 from the canary b at /x", h, code, body)
+		}
+	}
+}
+
+// testNamedHostWins: the catch-all answers only hosts that no server names, over HTTP
+// and HTTPS.
 func testNamedHostWins(t *testing.T, k *kube) {
 	ki := k.serve(t)
 	ki.service("web", k.ns.upstream(t, "a"))
@@ -131,8 +160,9 @@ func testNamedHostWins(t *testing.T, k *kube) {
 		ki.wantFrom(named, "/x", "b")
 		ki.wantFrom("anything.test", "/x", "a")
 	}
-	if code, body := ki.getTLS(named, named, "/x"); code != 200 || body != "b /x" {
-		t.Fatalf("HTTPS for %s: %d %q, want 200 from b", named, code, body)
+	// The named host has no TLS: over HTTPS it is not served, and not the catch-all's.
+	if code, body := ki.getTLS(named, named, "/x"); code != 404 {
+		t.Fatalf("HTTPS for %s (no TLS entry): %d %q, want 404, not the catch-all's answer", named, code, body)
 	}
 }
 
@@ -161,6 +191,44 @@ func testCatchAllOtherNamespace(t *testing.T, k *kube) {
 	for _, h := range catchAllHosts {
 		ki.wantFrom(h, "/", "a")
 		ki.wantFrom(h, "/login", "a")
+	}
+}
+
+// testRESTCatchAll: a REST server asks for the catch-all by naming "_"; while it does, a
+// host-less Ingress is refused, and while an Ingress holds it, a REST write naming "_" is
+// a 409.
+func testRESTCatchAll(t *testing.T, k *kube) {
+	ki := k.serve(t)
+	up := newUpstream(t, "rest", 200, 0)
+	ki.must("POST", "/api/v1/backends", backend("rest", up.endpoint(1)))
+	ki.must("POST", "/api/v1/servers", server("all", "_", location("/", "rest")))
+	ki.waitSynced()
+	ki.wantFrom("anything.test", "/x", "rest")
+
+	ki.service("web", k.ns.upstream(t, "a"))
+	k.c.Create(t, hostless(ki.ns, "all", "web", "/"))
+	e := ki.event("all", reconciler.ReasonHostClaimed)
+	if e.Type != corev1.EventTypeWarning || !strings.Contains(e.Message, "catch-all") || !strings.Contains(e.Message, "REST API") {
+		t.Fatalf("event on the host-less Ingress: %s %q; want a Warning naming the catch-all and the REST API", e.Type, e.Message)
+	}
+	ki.waitSynced()
+	ki.wantFrom("127.0.0.1", "/x", "rest")
+
+	// A REST write does not wake the reconciler: an edit of the Ingress does.
+	ki.must("DELETE", "/api/v1/servers/all", nil)
+	ings := k.c.Client.NetworkingV1().Ingresses(ki.ns)
+	ing, err := ings.Get(context.Background(), "all", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get the Ingress: %v", err)
+	}
+	ing.Annotations = map[string]string{"example.com/edited": "yes"}
+	if _, err := ings.Update(context.Background(), ing, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("edit the Ingress: %v", err)
+	}
+	ki.servedBy("anything.test", "a", time.Now(), 10*time.Second)
+	var out map[string]any
+	if code := ki.call("POST", "/api/v1/servers", server("again", "_", location("/", "rest")), &out); code != 409 {
+		t.Fatalf("REST write of a server naming the catch-all an Ingress holds: %d %v, want 409", code, out)
 	}
 }
 
