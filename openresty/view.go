@@ -27,6 +27,11 @@ type confView struct {
 	Upstreams []string
 	// RealIP is the trusted proxies and their header (issue 11), nil without them.
 	RealIP *realIPView
+	// CatchAll says that one of Servers is the default server; without one, a block of
+	// its own answers every Host no server names with 404. PlainHosts are the names of
+	// the blocks that do not listen for HTTPS, which the catch-all refuses there.
+	CatchAll   bool
+	PlainHosts []string
 }
 
 // realIPView is the realip module's directives: From are CIDRs of api's grammar.
@@ -102,10 +107,15 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 		return nil, err
 	}
 	caFile := func(name string) (string, bool) { f, ok := cas[name]; return f, ok }
+	reached := map[string]bool{}
 	for _, g := range groupByHostnames(servers) {
 		sv, err := newServerView(g.servers, g.hostnames, ups)
 		if err != nil {
 			return nil, &serverError{g.servers[0].Name, err}
+		}
+		markCatchAll(&sv)
+		for _, s := range g.servers {
+			reached[s.Name] = reached[s.Name] || sv.reachable()
 		}
 		if err := resolveAuth(&sv, files, len(v.Servers)); err != nil {
 			return nil, &serverError{sv.Name, err}
@@ -128,6 +138,10 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 	}
 	v.Upstreams = sortedBlocks(blocks)
 	v.WWW = wwwRedirects(servers)
+	v.catchAll()
+	if err := checkReachable(v, servers, reached); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
