@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"crypto/tls"
 	"fmt"
 	"regexp"
@@ -23,17 +22,6 @@ import (
 // never lower it. The goal is 0.9: nine in ten of the Ingresses that ingress-nginx's users
 // really wrote.
 const corpusServedFloor = 0.65
-
-// corpusBreakers are the corpus's Ingresses that today make nginx refuse the whole
-// revision, with what nginx says: with one of them in the cluster no Ingress of any
-// namespace goes live. The test holds them back until the rest is checked, then creates
-// them and fails if one no longer breaks the revision: remove it from here when it is fixed.
-var corpusBreakers = map[string]string{
-	// auth-url names a Service by its cluster DNS name; nginx resolves proxy_pass's host
-	// when it loads the configuration, and a name that does not resolve (here: no cluster
-	// DNS; in a cluster: a Service not created yet, a typo) fails nginx -t for everyone.
-	"071-ingress-nginx-echo-service/secure-demo-echo-service": `host not found in upstream "demo-auth-service.default.svc.cluster.local"`,
-}
 
 // corpusMisroutes are served Ingresses of the corpus that today answer from another
 // upstream than ingress-nginx would, or not at all, with why. The test fails if one of
@@ -74,13 +62,8 @@ func TestIngressCorpus(t *testing.T) {
 		objs = append(objs, cf.objects(t, ip, cas)...)
 	}
 	total := 0
-	var breakers []runtime.Object
 	for _, cf := range corpus {
 		for _, ing := range cf.ingresses {
-			if _, ok := corpusBreakers[cf.file+"/"+ing.Name]; ok {
-				breakers = append(breakers, ing)
-				continue
-			}
 			objs = append(objs, ing)
 			total++
 		}
@@ -94,11 +77,6 @@ func TestIngressCorpus(t *testing.T) {
 	var rows []corpusRow
 	for _, cf := range corpus {
 		for _, ing := range cf.ingresses {
-			if why, ok := corpusBreakers[cf.file+"/"+ing.Name]; ok {
-				rows = append(rows, corpusRow{file: cf.file, name: ing.Name, verdict: "held", cause: "breaks every namespace's revision",
-					detail: "nginx -t: " + why, ing: ing, cf: cf})
-				continue
-			}
 			rows = append(rows, corpusRowOf(cf, ing, verdicts[cf.ns+"/"+ing.Name]))
 		}
 	}
@@ -123,48 +101,10 @@ func TestIngressCorpus(t *testing.T) {
 	if rejected != "" {
 		t.Errorf("nginx refused the revision of the whole corpus, so none of it is live: one Ingress stops every other: %s", rejected)
 	}
-	ki.checkBreakers(breakers)
 	fraction := float64(served) / float64(len(rows))
 	t.Logf("served %d of %d Ingresses: %.3f (floor %.3f, goal 0.9)", served, len(rows), fraction, corpusServedFloor)
 	if fraction < corpusServedFloor {
 		t.Errorf("served fraction %.3f fell below the floor %.3f", fraction, corpusServedFloor)
-	}
-}
-
-// checkBreakers creates the held-back Ingresses of corpusBreakers and fails unless each
-// still makes nginx refuse the revision as recorded.
-func (ki *kubeInstance) checkBreakers(breakers []runtime.Object) {
-	ki.t.Helper()
-	for _, o := range breakers {
-		ing := o.(*networkingv1.Ingress)
-		ki.k.c.Create(ki.t, ing)
-		ki.eventIn(ing.Namespace, ing.Name, "Applied")
-		key := ""
-		for k := range corpusBreakers {
-			if strings.HasSuffix(k, "/"+ing.Name) {
-				key = k
-			}
-		}
-		switch got := ki.corpusApplied(); {
-		case got == "":
-			ki.t.Errorf("%s no longer makes nginx refuse the revision: remove it from corpusBreakers", key)
-		case !strings.Contains(got, corpusBreakers[key]):
-			ki.t.Errorf("%s makes nginx refuse the revision, but not as recorded (%q): %s", key, corpusBreakers[key], got)
-		default:
-			ki.t.Logf("as recorded in corpusBreakers, %s makes nginx refuse the revision of every namespace: %s", key, oneLine(got, 200))
-		}
-		before := ki.head()
-		if err := ki.k.c.Client.NetworkingV1().Ingresses(ing.Namespace).Delete(context.Background(), ing.Name, metav1.DeleteOptions{}); err != nil {
-			ki.t.Fatalf("delete %s/%s: %v", ing.Namespace, ing.Name, err)
-		}
-		for deadline := time.Now().Add(10 * time.Second); ki.head() == before; time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				ki.t.Fatalf("no revision within 10s of deleting %s", key)
-			}
-		}
-		if got := ki.corpusApplied(); got != "" {
-			ki.t.Errorf("the revision without %s is refused too: %s", key, got)
-		}
 	}
 }
 
