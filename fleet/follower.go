@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -215,12 +214,6 @@ func (f *Follower) RecordApply(ctx context.Context, rec *api.ApplyRecord) error 
 	default:
 	}
 	return nil
-}
-
-// Rollback refuses: an agent never writes history. Its applier runs without automatic
-// rollback; the fleet's decision belongs to the control plane.
-func (f *Follower) Rollback(ctx context.Context, meta api.Meta, to int64) (*api.WriteResult, error) {
-	return nil, errors.New("an agent does not write history")
 }
 
 // SetReporter sets what the reports say about the instance.

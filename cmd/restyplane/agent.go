@@ -179,13 +179,12 @@ func (a *agentRun) start(ctx context.Context) error {
 	}
 	p := &proxy{instance: in, done: make(chan struct{})}
 	p.applier = openresty.NewApplier(a.fol, in, metrics, a.log.With("component", "applier"), a.cfg.name)
-	p.applier.DisableAutoRollback()
 	a.fol.SetReporter(func(ctx context.Context, heartbeat bool) api.Report {
 		st := p.applier.Status(ctx)
 		rep := api.Report{State: st.State, Applied: st.Applied, Rejected: st.Rejected}
 		// The per-backend counters, with the distinct failing clients of the revision it
-		// serves: the control plane decides automatic rollbacks from them. This applier
-		// never watches, so nothing else moves the counting epoch.
+		// serves: the control plane decides automatic rollbacks from them. Nothing else on
+		// the agent reads them, so nothing else moves the counting epoch.
 		if st.Applied > 0 {
 			if c, err := in.Counters(ctx, st.Applied); err == nil {
 				rep.Backends = backendCounters(c)

@@ -157,9 +157,6 @@ func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.St
 	}
 	p := &proxy{instance: in, metrics: metrics, done: make(chan struct{})}
 	p.applier = openresty.NewApplier(st, in, metrics, log.With("component", "applier"), managedName)
-	// The control plane's rollback watcher decides for every instance, this one included
-	// (see counterSource): the applier's own watch would be a second decider.
-	p.applier.DisableAutoRollback()
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
 	go func() {
