@@ -11,7 +11,7 @@ type Mutation struct {
 	Certificate *Certificate
 	Settings    *Settings
 	Htpasswd    *Htpasswd
-	// CACertificate (policies, issue 11).
+	// CACertificate (policies).
 	CACertificate *CACertificate
 }
 

@@ -1,5 +1,10 @@
 package api
 
+import (
+	"maps"
+	"slices"
+)
+
 // Apply puts the mutation's object into the state, or removes it for a delete. The object
 // is stored by pointer; callers hand over objects they no longer modify.
 func (s *State) Apply(m Mutation) {
@@ -75,21 +80,21 @@ func (s *State) Lookup(r Ref) (version int64, owner Source, ok bool) {
 func (s *State) Refs() []Ref {
 	refs := make([]Ref, 0, 1+len(s.Backends)+len(s.Servers)+len(s.Certificates))
 	refs = append(refs, Ref{KindSettings, SettingsName})
-	for _, n := range sortedKeys(s.Certificates) {
+	for _, n := range slices.Sorted(maps.Keys(s.Certificates)) {
 		refs = append(refs, Ref{KindCertificate, n})
 	}
 	// Htpasswd objects come before the servers that name them.
-	for _, n := range sortedKeys(s.Htpasswds) {
+	for _, n := range slices.Sorted(maps.Keys(s.Htpasswds)) {
 		refs = append(refs, Ref{KindHtpasswd, n})
 	}
 	// CA bundles too come before the backends and servers that name them.
-	for _, n := range sortedKeys(s.CACertificates) {
+	for _, n := range slices.Sorted(maps.Keys(s.CACertificates)) {
 		refs = append(refs, Ref{KindCACertificate, n})
 	}
-	for _, n := range sortedKeys(s.Backends) {
+	for _, n := range slices.Sorted(maps.Keys(s.Backends)) {
 		refs = append(refs, Ref{KindBackend, n})
 	}
-	for _, n := range sortedKeys(s.Servers) {
+	for _, n := range slices.Sorted(maps.Keys(s.Servers)) {
 		refs = append(refs, Ref{KindServer, n})
 	}
 	return refs

@@ -41,7 +41,7 @@ type Push struct {
 	DeletedBackends []string          `json:"deletedBackends,omitempty"`
 	Certificates    []api.Certificate `json:"certificates,omitempty"`
 	DeletedCerts    []string          `json:"deletedCertificates,omitempty"`
-	// Policies are locations' access lists and limits (issue 11), which change without
+	// Policies are locations' access lists and limits, which change without
 	// a reload; DeletedPolicies are the names of those gone.
 	Policies        []LocationPolicy `json:"policies,omitempty"`
 	DeletedPolicies []string         `json:"deletedPolicies,omitempty"`
@@ -143,7 +143,7 @@ func (a *Applier) Run(ctx context.Context) error {
 // ApplyNow applies the head on the caller's goroutine when that takes only a dynamic push
 // and no step is running; otherwise it does nothing and Run applies the head as usual. The
 // API calls it after a commit, before it answers: under load, handing the change to Run's
-// goroutine cost a wake-up on cores that nginx and the traffic keep busy (issue 12), while
+// goroutine cost a wake-up on cores that nginx and the traffic keep busy, while
 // the committing goroutine is already running. A reload never runs here: its nginx -t
 // would hold the API's answer for seconds.
 func (a *Applier) ApplyNow(ctx context.Context) {

@@ -186,7 +186,7 @@ func (a *Applier) withSkipped(push Push, head *api.State) Push {
 				push.Certificates = append(push.Certificates, *c)
 			}
 		case api.KindServer:
-			// A location policy (issue 11) the policies dict could not hold: "<server>/<i>".
+			// A location policy the policies dict could not hold: "<server>/<i>".
 			push.Policies = withSkippedPolicy(push.Policies, head, s.Name)
 		}
 	}

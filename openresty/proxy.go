@@ -10,7 +10,7 @@ import (
 // Render returns the nginx.conf for cfg on this instance, stamped with generation.
 func (in *Instance) Render(cfg api.Config, generation string) ([]byte, error) {
 	o := in.opts.RenderOptions(generation)
-	// The htpasswd files a conf names exist before any conf names them (issue 11).
+	// The htpasswd files a conf names exist before any conf names them.
 	if err := in.l.writeHtpasswds(cfg.Htpasswds, o.User); err != nil {
 		return nil, err
 	}
@@ -28,7 +28,7 @@ func (in *Instance) Render(cfg api.Config, generation string) ([]byte, error) {
 func (in *Instance) RenderSized(cfg api.Config, dicts DictSizes, generation string) ([]byte, error) {
 	o := in.opts.RenderOptions(generation)
 	o.Dicts = dicts
-	// The htpasswd files a conf names exist before any conf names them (issue 11).
+	// The htpasswd files a conf names exist before any conf names them.
 	if err := in.l.writeHtpasswds(cfg.Htpasswds, o.User); err != nil {
 		return nil, err
 	}

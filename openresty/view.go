@@ -19,13 +19,13 @@ type confView struct {
 	TLSPort    int
 	HashBucket int
 	Servers    []serverView
-	// WWW are the www redirect blocks (issue 11).
+	// WWW are the www redirect blocks.
 	WWW         []wwwView
 	LuaPathFull string
 	Upstream    string
 	// Upstreams are the upstream blocks the locations pass to, one per protocol used.
 	Upstreams []string
-	// RealIP is the trusted proxies and their header (issue 11), nil without them.
+	// RealIP is the trusted proxies and their header, nil without them.
 	RealIP *realIPView
 }
 
@@ -85,18 +85,18 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 			}
 		}
 	}
-	// Policies (issue 11): the htpasswd files the locations' basic auth reads.
+	// Policies: the htpasswd files the locations' basic auth reads.
 	files, err := htpasswdFiles(l, cfg.Htpasswds)
 	if err != nil {
 		return nil, err
 	}
-	// Policies (issue 11): how each backend that is not plain HTTP is spoken to.
+	// Policies: how each backend that is not plain HTTP is spoken to.
 	ups, err := upstreamsOf(l, cfg)
 	if err != nil {
 		return nil, err
 	}
 	blocks := map[string]bool{upstreamName: true}
-	// Policies (issue 11): the CA files of client certificate verification.
+	// Policies: the CA files of client certificate verification.
 	cas, err := caFiles(l, cfg.CACertificates)
 	if err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 		if err := resolveAuth(&sv, files, len(v.Servers)); err != nil {
 			return nil, fmt.Errorf("server %q: %w", sv.Name, err)
 		}
-		resolveErrors(&sv, ups) // policies (issue 11)
+		resolveErrors(&sv, ups) // policies
 		if err := resolveClientTLS(&sv, caFile); err != nil {
 			return nil, fmt.Errorf("server %q: %w", sv.Name, err)
 		}
@@ -119,7 +119,7 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 		for _, l := range sv.Locations {
 			blocks[l.Up.Block] = true
 		}
-		for _, e := range sv.ErrorLocations { // policies (issue 11)
+		for _, e := range sv.ErrorLocations { // policies
 			blocks[e.Up.Up.Block] = true
 		}
 	}

@@ -64,7 +64,7 @@ func mutationSource(m api.Mutation, head *api.State) (api.Source, string) {
 		if m.Certificate != nil {
 			return m.Certificate.Source, op(exists)
 		}
-	case api.KindHtpasswd: // policies (issue 11)
+	case api.KindHtpasswd: // policies
 		if h := head.Htpasswds[m.Name]; h != nil {
 			cur, exists = h.Source, true
 		}

@@ -161,7 +161,7 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Get("/kubernetes/ingresses", s.handle(s.listIngresses))
 			r.Get("/kubernetes/hostnames", s.handle(s.listHostnames))
 			r.Get("/instances", s.handle(s.listInstances))
-			// Policies (issue 11): htpasswd objects, read without their hashes.
+			// Policies: htpasswd objects, read without their hashes.
 			r.Get("/htpasswds", s.handle(s.listHtpasswds))
 			r.Get("/htpasswds/{name}", s.handle(s.getHtpasswd))
 			// CA bundles that upstream certificates are verified against.
@@ -190,7 +190,7 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Put("/config", s.handle(s.putConfig))
 			r.Post("/revisions/{id}/rollback", s.handle(s.rollback))
 			r.Get("/audit", s.handle(s.listAudit))
-			// Policies (issue 11): htpasswd objects.
+			// Policies: htpasswd objects.
 			r.Post("/htpasswds", s.handle(s.createHtpasswd))
 			r.Put("/htpasswds/{name}", s.handle(s.putHtpasswd))
 			r.Delete("/htpasswds/{name}", s.handle(s.deleteHtpasswd))

@@ -70,7 +70,7 @@ func (p *prepared) insertApply(ctx context.Context, tx *sqlx.Tx, rec *api.ApplyR
 		skipped = string(b)
 	}
 	res, err := tx.StmtContext(ctx, p.apply).ExecContext(ctx, rec.Revision, rec.Instance, rec.Mode, rec.Started.UnixNano(),
-		rec.DurationMS, rec.Outcome, truncate(rec.Error, 8192), skipped)
+		rec.DurationMS, rec.Outcome, api.Truncate(rec.Error, 8192, ""), skipped)
 	if err != nil {
 		return fmt.Errorf("insert apply of revision %d: %w", rec.Revision, err)
 	}

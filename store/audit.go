@@ -71,7 +71,7 @@ func execAudit(ctx context.Context, st *sql.Stmt, ev api.AuditEvent) (int64, err
 		ev.Time = time.Now().UTC()
 	}
 	res, err := st.ExecContext(ctx, ev.Time.UnixNano(), ev.Actor, ev.Action, ev.Target, ev.Revision,
-		ev.Outcome, truncate(ev.Detail, 4096), ev.Remote, max(ev.Count, 1))
+		ev.Outcome, api.Truncate(ev.Detail, 4096, ""), ev.Remote, max(ev.Count, 1))
 	if err != nil {
 		return 0, fmt.Errorf("insert audit event: %w", err)
 	}
@@ -114,11 +114,4 @@ func (s *Store) AuditEvents(ctx context.Context, f api.AuditFilter) ([]api.Audit
 			Action: r.Action, Target: r.Target, Revision: r.Revision, Outcome: r.Outcome, Detail: r.Detail, Remote: r.Remote, Count: r.Count})
 	}
 	return out, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }

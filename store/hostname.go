@@ -42,10 +42,9 @@ func loadClaims(ctx context.Context, db *sqlx.DB) (map[string]api.HostnameClaim,
 
 // HostnameClaims lists the hostnames Kubernetes namespaces hold, sorted by hostname.
 func (s *Store) HostnameClaims(ctx context.Context) ([]api.HostnameClaim, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]api.HostnameClaim, 0, len(s.claims))
-	for _, c := range s.claims {
+	claims := s.claims.Get()
+	out := make([]api.HostnameClaim, 0, len(claims))
+	for _, c := range claims {
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Hostname < out[j].Hostname })
@@ -54,11 +53,7 @@ func (s *Store) HostnameClaims(ctx context.Context) ([]api.HostnameClaim, error)
 
 // HostnameClaimsChanged returns a channel closed at the next change of the claims that
 // the reconciler did not make itself: an admin's grant or release.
-func (s *Store) HostnameClaimsChanged() <-chan struct{} {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.claimsChanged
-}
+func (s *Store) HostnameClaimsChanged() <-chan struct{} { return s.claims.Changed() }
 
 // ClaimHostnames records the reconciler's new first claims and releases, in one
 // transaction with one audit event. A claim of a hostname that is held already (by an
@@ -144,7 +139,7 @@ func (s *Store) GrantHostname(ctx context.Context, hostname, namespace string, e
 		return nil, api.Errorf(api.EConflict, "hostname %q is named by REST server %q; a hostname is held by the REST API or by one namespace, never both", hostname, srv)
 	}
 	c := api.HostnameClaim{Hostname: hostname, Namespace: namespace, Since: time.Now().UTC(), How: api.HostnameGranted}
-	prev, had := s.claims[hostname]
+	prev, had := s.claims.Get()[hostname]
 	ev.Time, ev.Action, ev.Target, ev.Outcome = c.Since, api.AuditHostnameGrant, "hostname/"+hostname, "success"
 	ev.Detail = "granted to namespace " + namespace
 	if had {
@@ -171,7 +166,7 @@ func (s *Store) GrantHostname(ctx context.Context, hostname, namespace string, e
 func (s *Store) ReleaseHostname(ctx context.Context, hostname string, ev api.AuditEvent) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	prev, ok := s.claims[hostname]
+	prev, ok := s.claims.Get()[hostname]
 	if !ok {
 		return api.Errorf(api.ENotFound, "hostname %q is held by no namespace", hostname)
 	}
@@ -207,10 +202,9 @@ func (s *Store) claimTx(ctx context.Context, ev api.AuditEvent, change func(*sql
 }
 
 func (s *Store) cloneClaims() map[string]api.HostnameClaim {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	next := make(map[string]api.HostnameClaim, len(s.claims)+1)
-	for k, v := range s.claims {
+	claims := s.claims.Get()
+	next := make(map[string]api.HostnameClaim, len(claims)+1)
+	for k, v := range claims {
 		next[k] = v
 	}
 	return next
@@ -218,12 +212,10 @@ func (s *Store) cloneClaims() map[string]api.HostnameClaim {
 
 // setClaims installs the claims; notify wakes the reconciler for changes it did not make.
 func (s *Store) setClaims(next map[string]api.HostnameClaim, notify bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.claims = next
 	if notify {
-		close(s.claimsChanged)
-		s.claimsChanged = make(chan struct{})
+		s.claims.Publish(next)
+	} else {
+		s.claims.Set(next)
 	}
 }
 
@@ -250,9 +242,8 @@ func restServerNaming(head *api.State, hostname string) string {
 // checkHostnameClaims refuses a write of a REST-owned server that names a hostname a Kubernetes
 // namespace holds. It runs under the writer lock.
 func (s *Store) checkHostnameClaims(muts []api.Mutation) error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if len(s.claims) == 0 {
+	claims := s.claims.Get()
+	if len(claims) == 0 {
 		return nil
 	}
 	for _, m := range muts {
@@ -260,7 +251,7 @@ func (s *Store) checkHostnameClaims(muts []api.Mutation) error {
 			continue
 		}
 		for _, h := range m.Server.Hostnames {
-			if c, ok := s.claims[h]; ok {
+			if c, ok := claims[h]; ok {
 				return &api.Error{Code: api.EConflict, Field: "hostnames", Message: fmt.Sprintf(
 					"hostname %q is held by Kubernetes namespace %q (by %s since %s): REST servers and Ingresses never share a hostname; an admin may release it with DELETE /api/v1/kubernetes/hostnames/%s",
 					h, c.Namespace, c.How, c.Since.Format(time.RFC3339), h)}

@@ -22,16 +22,11 @@ type instanceRow struct {
 	LastApply sql.NullInt64 `db:"last_apply_id"`
 }
 
-// RecordReport stores what an agent reported, as one transaction: its apply records (under
-// the instance's name, so that /applies and the audit log show the fleet's applies) and
-// its row in the instance registry.
-func (s *Store) RecordReport(ctx context.Context, name string, rep *api.Report, seen time.Time) error {
-	return s.RecordReports(ctx, []api.InstanceReport{{Name: name, Report: rep, Seen: seen}})
-}
-
-// RecordReports stores several agents' reports in one transaction: after a change, every
-// agent reports the same revision within moments, and one commit (one WAL sync, one write
-// lock) for all of them costs far less than one each contending for the lock.
+// RecordReports stores several agents' reports in one transaction: each one's apply
+// records (under the instance's name, so that /applies and the audit log show the fleet's
+// applies) and its row in the instance registry. After a change, every agent reports the
+// same revision within moments, and one commit (one WAL sync, one write lock) for all of
+// them costs far less than one each contending for the lock.
 func (s *Store) RecordReports(ctx context.Context, reps []api.InstanceReport) error {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
