@@ -47,9 +47,9 @@ func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	state := s.store.Head()
+	state := s.history.Head()
 	if rev != 0 && rev != state.Revision {
-		if state, err = s.store.State(r.Context(), rev, false); err != nil {
+		if state, err = s.history.State(r.Context(), rev, false); err != nil {
 			return err
 		}
 	}
@@ -94,7 +94,7 @@ func (s *Server) putConfig(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	head := s.store.Head()
+	head := s.history.Head()
 	cfg := api.Config{Settings: head.Settings, Backends: req.Backends, Servers: req.Servers, Certificates: req.Certificates, Htpasswds: req.Htpasswds, CACertificates: req.CACertificates}
 	if req.Settings != nil {
 		cfg.Settings = *req.Settings
@@ -113,7 +113,7 @@ func (s *Server) putConfig(w http.ResponseWriter, r *http.Request) error {
 	return s.commit(w, r, write{
 		op: opConfig, action: api.AuditWrite, target: "config", meta: meta,
 		do: func(ctx context.Context, meta api.Meta) (*api.WriteResult, error) {
-			return s.store.ReplaceConfig(ctx, meta, cfg)
+			return s.history.ReplaceConfig(ctx, meta, cfg)
 		},
 	})
 }

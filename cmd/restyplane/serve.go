@@ -20,8 +20,16 @@ import (
 	"github.com/restyplane/restyplane/web"
 )
 
-// The store is the server's history; the guard keeps the consumer's interface honest.
-var _ server.Store = (*store.Store)(nil)
+// The store's aggregates are what the server reads and writes; the guards keep the
+// consumer's interfaces honest.
+var (
+	_ server.History   = (*store.HistoryStore)(nil)
+	_ server.Tokens    = (*store.TokenStore)(nil)
+	_ server.Audit     = (*store.AuditStore)(nil)
+	_ server.Fleet     = (*store.FleetStore)(nil)
+	_ server.Retention = (*store.RetentionStore)(nil)
+	_ server.Hostnames = (*store.ClaimStore)(nil)
+)
 
 // The rollback watcher takes the agents' counters in through the server.
 var _ server.CounterSink = (*rollback.Watcher)(nil)
@@ -149,10 +157,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer func() { <-kubeDone }()
 		ingresses = rec // assigned only when there is one, as applier above
 	}
-	srv, err := server.New(st, server.Options{
+	srv, err := server.New(server.Options{
+		History:   st.HistoryStore,
+		Tokens:    st.TokenStore,
+		Audit:     st.AuditStore,
+		Fleet:     st.FleetStore,
+		Retention: st.RetentionStore,
+		Hostnames: st.ClaimStore,
 		Applier:   applier,
 		Rollback:  watcher,
-		Hostnames: st,
 		Ingresses: ingresses,
 		Logger:    log,
 		Registry:  reg,
