@@ -37,23 +37,6 @@ func CheckOwner(meta Meta, m *Mutation, owner Source, exists bool) error {
 	return nil
 }
 
-// Source returns the owner the mutation's object declares; empty for settings and deletes.
-func (m *Mutation) Source() Source {
-	switch {
-	case m.Backend != nil:
-		return m.Backend.Source
-	case m.Server != nil:
-		return m.Server.Source
-	case m.Certificate != nil:
-		return m.Certificate.Source
-	case m.Htpasswd != nil:
-		return m.Htpasswd.Source
-	case m.CACertificate != nil:
-		return m.CACertificate.Source
-	}
-	return Source{}
-}
-
 // CheckHostnameClaims refuses a write of a REST-owned server that names a hostname a
 // Kubernetes namespace holds in claims: REST servers and Ingresses never share a hostname.
 func CheckHostnameClaims(muts []Mutation, claims map[string]HostnameClaim) error {

@@ -138,7 +138,7 @@ func (s *core) write(ctx context.Context, meta api.Meta, opt writeOptions, build
 // when the object is already as written. The object it stores is a copy stamped with rev.
 func (s *core) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api.Mutation, rev int64) (*pending, error) {
 	if opt.restore != nil {
-		m.Name = refName(m)
+		m.Name = m.ObjectName()
 	} else if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -225,25 +225,6 @@ func stamp(m *api.Mutation, head *api.State, rev int64) {
 		c.Version = rev
 		m.CACertificate = &c
 	}
-}
-
-// refName is the name of the object a mutation carries, or its Name for a delete.
-func refName(m *api.Mutation) string {
-	switch {
-	case m.Backend != nil:
-		return m.Backend.Name
-	case m.Server != nil:
-		return m.Server.Name
-	case m.Certificate != nil:
-		return m.Certificate.Name
-	case m.Settings != nil:
-		return api.SettingsName
-	case m.Htpasswd != nil:
-		return m.Htpasswd.Name
-	case m.CACertificate != nil:
-		return m.CACertificate.Name
-	}
-	return m.Name
 }
 
 // commit writes the revision, its object versions and its audit event in one transaction.
