@@ -103,6 +103,9 @@ type Applier struct {
 	// and so does a retry every retrySkipped while the head does not move (retryAt).
 	skipped []api.SkippedObject
 	retryAt time.Time
+	// bad are the server versions nginx or the renderer refused (see effective): each
+	// step renders without them, so one tenant's server never holds back the others.
+	bad map[string]badServer
 }
 
 // NewApplier returns an applier for one instance; metrics may be nil.
@@ -173,24 +176,37 @@ func (a *Applier) step(ctx context.Context, onlyDynamic bool) time.Duration {
 	if !full && rejected == head.Revision {
 		return 0
 	}
-	p, err := a.plan(head, full)
-	if onlyDynamic && (err != nil || p.mode != api.ModeDynamic) {
-		return 0 // a rejection or a reload is Run's
-	}
-	if err != nil {
-		mode := api.ModeNone
-		if p != nil {
-			mode = p.mode
+	for round := 0; ; round++ {
+		// A server that nginx or the renderer refuses is traced, left out (or kept at the
+		// version that runs) and reported, and the step plans again without it.
+		eff, traced := a.effective(head)
+		p, err := a.plan(eff, full)
+		if err != nil && round < maxTraced && a.markBad(eff, tracedServers(err, nil, eff), err) {
+			continue
 		}
-		a.reject(ctx, head, mode, time.Now(), err)
-		return 0
-	}
-	if p.mode == api.ModeReload {
-		if wait := minInterval(head) - time.Since(lastReload); wait > 0 {
-			return wait
+		if onlyDynamic && (err != nil || p.mode != api.ModeDynamic) {
+			return 0 // a rejection or a reload is Run's
 		}
+		if err != nil {
+			mode := api.ModeNone
+			if p != nil {
+				mode = p.mode
+			}
+			a.reject(ctx, head, mode, time.Now(), err)
+			a.fallBack(ctx, head)
+			return 0
+		}
+		if p.mode == api.ModeReload {
+			if wait := minInterval(head) - time.Since(lastReload); wait > 0 {
+				return wait
+			}
+		}
+		retry, again := a.apply(ctx, eff, p, traced, round < maxTraced)
+		if again {
+			continue
+		}
+		return retry
 	}
-	return a.apply(ctx, head, p)
 }
 
 // nopMetrics is the Metrics of an applier nobody observes.

@@ -24,6 +24,8 @@ type plan struct {
 	// after the reload. pushBefore is whether it is pushed before too: always but for a
 	// known resize, so that the new workers find what they route to in a zone they keep.
 	resized, pushBefore bool
+	// skipped are objects the plan left out because nginx would refuse them.
+	skipped []api.SkippedObject
 	// deletedAfter are policies a reload removes from the conf: the workers
 	// it replaces still look them up, so they are deleted once the reload is done.
 	deletedAfter []string
@@ -92,15 +94,24 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	if p.mode == api.ModeReload && !p.push.Full {
 		p.deletedAfter, p.push.DeletedPolicies = p.push.DeletedPolicies, nil
 	}
-	p.pushBefore = !p.push.Empty() && (!p.resized || !known)
 	// nginx -t checks the key of every certificate a server names, and says so in its own
 	// words; a certificate that goes only into shared memory has no such check, so the
-	// applier makes it here.
+	// applier makes it here, and leaves such a certificate out, reported, while the rest
+	// applies.
+	kept := make([]api.Certificate, 0, len(p.push.Certificates))
 	for _, c := range p.push.Certificates {
 		if !c.KeyMatches && (p.mode != api.ModeReload || !named(head, c.Name)) {
-			return p, fmt.Errorf("certificate %q: the private key does not belong to the certificate", c.Name)
+			p.skipped = append(p.skipped, api.SkippedObject{Kind: api.KindCertificate, Name: c.Name,
+				Reason: "the private key does not belong to the certificate"})
+			continue
 		}
+		kept = append(kept, c)
 	}
+	p.push.Certificates = kept
+	if p.mode == api.ModeDynamic && p.push.Empty() {
+		p.mode = api.ModeNone
+	}
+	p.pushBefore = !p.push.Empty() && (!p.resized || !known)
 	return p, nil
 }
 

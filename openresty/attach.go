@@ -19,7 +19,7 @@ func Attach(ctx context.Context, opts Options) (*Instance, error) {
 	if pid == 0 {
 		return nil, fmt.Errorf("attach: no nginx runs with prefix %s (no live pid in %s)", in.l, in.l.pidFile())
 	}
-	if err := in.l.prepare(); err != nil {
+	if err := in.prepare(); err != nil {
 		return nil, fmt.Errorf("prepare prefix %s: %w", in.l, err)
 	}
 	in.l.pruneTests()

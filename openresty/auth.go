@@ -17,11 +17,15 @@ type authView struct {
 // extAuthView is an external auth: the protected location's auth_request to Location,
 // an internal exact location that proxies the subrequest to URL, and, with Signin, the
 // named location SigninLocation that a 401 is redirected through.
+//
+// URL names the service's address once its host name resolved (see addressAuth), with
+// HostHeader and SNI keeping the name; Refused says why it has no address.
 type extAuthView struct {
 	Location, SigninLocation string
 	URL, Method, Signin      string
 	RequestRedirect          string
 	Headers                  []authHeader
+	HostHeader, SNI, Refused string
 }
 
 // authHeader passes one header of the auth service's answer upstream. Var and Upstream

@@ -29,6 +29,9 @@ func (in fuzzInput) benign() fuzzInput {
 	if strings.TrimRight(in.prefix, "/") == "" {
 		b.prefix = "/"
 	}
+	if in.host == api.CatchAllHostname { // the catch-all's block is the default server
+		b.host = api.CatchAllHostname
+	}
 	for _, d := range defaultHeaderNames {
 		if strings.EqualFold(in.header, d) {
 			b.header = d
@@ -184,6 +187,7 @@ var fuzzSeeds = []fuzzInput{
 	{"x.example", "/'quoted'", "/semi;colon", `^/\d+\}\{`, "X-Esc", `back\slash`, "/r", "b", "c", "text/*", "1h", "2m"},
 	{"x.example", "/%7B", "/#hash", `/$`, "X-Dollar", "$host", "/$uri", "b", "c", "text/x", "1s", "1m"},
 	{"x.example", "/a.b+c(d)*e/", "/a.b+c(d)*e", `^/a.b`, "X-A", "v", "/w.x", "b", "c", "text/x", "1s", "1m"},
+	{"_", "/", "/e", `^/r`, "X-A", "v", "", "b", "c", "text/x", "1s", "1m"}, // the catch-all
 }
 
 func FuzzRender(f *testing.F) {

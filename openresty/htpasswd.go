@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"syscall"
 
 	"github.com/restyplane/restyplane/api"
@@ -17,7 +15,7 @@ import (
 // request, so it belongs to the workers' user when the master runs as root, and to nobody
 // else. Files are named by content (see htpasswdFiles), so writing one never changes what
 // a running nginx reads, and Render may call this before the conf that names it exists.
-func (l layout) writeHtpasswds(hs []api.Htpasswd, workerUser string) error {
+func (l layout) writeHtpasswds(hs []api.Htpasswd, user string) error {
 	files, err := htpasswdFiles(l, hs)
 	if err != nil || len(hs) == 0 {
 		return err
@@ -28,21 +26,14 @@ func (l layout) writeHtpasswds(hs []api.Htpasswd, workerUser string) error {
 	}
 	uid, gid := -1, -1
 	if os.Geteuid() == 0 {
-		if workerUser == "" {
-			// nginx's compiled-in default (NGX_USER), which Debian's build keeps.
-			workerUser = "nobody"
+		if uid, gid, err = workerUser(user); err != nil {
+			return fmt.Errorf("htpasswd files: %w", err)
 		}
-		u, err := user.Lookup(workerUser)
-		if err != nil {
-			return fmt.Errorf("htpasswd files: look up nginx user %q: %w", workerUser, err)
-		}
-		uid, _ = strconv.Atoi(u.Uid)
-		gid, _ = strconv.Atoi(u.Gid)
 		if err := os.Chown(dir, uid, gid); err != nil {
 			return fmt.Errorf("chown htpasswd directory: %w", err)
 		}
 		if err := traversable(filepath.Dir(dir), uid); err != nil {
-			return fmt.Errorf("htpasswd files: nginx user %q %w", workerUser, err)
+			return fmt.Errorf("htpasswd files: nginx's workers %w", err)
 		}
 	}
 	for _, h := range hs {

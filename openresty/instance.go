@@ -49,6 +49,9 @@ type Instance struct {
 // NewInstance returns a stopped instance for opts; Start runs it.
 func NewInstance(opts Options) *Instance {
 	opts = opts.withDefaults()
+	if opts.WorkerDir == "" {
+		opts.WorkerDir = chooseWorkerDir(opts)
+	}
 	l := layout(opts.Prefix)
 	return &Instance{opts: opts, l: l, admin: NewAdminClient(l.socket()), state: StateStopped,
 		stopping: make(chan struct{}), background: make(chan struct{}), restarted: make(chan struct{}, 1)}
@@ -122,7 +125,7 @@ func (in *Instance) Start(ctx context.Context, conf []byte, certs []api.Certific
 	if in.State() != StateStopped || in.PID() != 0 {
 		return errors.New("start nginx: the instance was already started")
 	}
-	if err := in.l.prepare(); err != nil {
+	if err := in.prepare(); err != nil {
 		return fmt.Errorf("prepare prefix %s: %w", in.l, err)
 	}
 	in.l.pruneTests()
@@ -189,7 +192,10 @@ func (in *Instance) Stop(ctx context.Context) error {
 		in.opts.Logger.Info("leaving nginx running", "pid", p.pid, "prefix", string(in.l))
 		return nil
 	}
-	return p.stop(in.opts.StopTimeout)
+	if err := p.stop(in.opts.StopTimeout); err != nil {
+		return err
+	}
+	return removeWorkerDir(in.opts.WorkerDir)
 }
 
 func (in *Instance) setState(s string) {

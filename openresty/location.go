@@ -36,6 +36,9 @@ type serverView struct {
 	ClientTLS *clientTLSView
 	// AppRoot is where a request for "/" is redirected, "" for none.
 	AppRoot string
+	// Default makes the block nginx's default_server, on HTTP and HTTPS: it holds the
+	// catch-all hostname, so it answers every Host (or none) that no block names.
+	Default bool
 }
 
 // locationView is one nginx location block.

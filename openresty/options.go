@@ -31,6 +31,10 @@ type Options struct {
 	// nginx's compiled-in default (usually nobody). Workers need to traverse the prefix
 	// (mode 0711 is enough) to reach their temporary files.
 	User string
+	// WorkerDir holds what the workers open while they serve (htpasswd files, temporary
+	// files); empty is the prefix. NewInstance chooses a directory the workers can reach
+	// when they run as User and cannot pass through the prefix's parents.
+	WorkerDir string
 
 	// StartTimeout bounds how long Start and a supervised restart wait for the admin
 	// endpoint to answer.
@@ -94,5 +98,6 @@ func (o Options) RenderOptions(generation string) RenderOptions {
 		LuaPath:     o.LuaPath,
 		StubStatus:  o.StubStatus,
 		User:        o.User,
+		WorkerDir:   o.WorkerDir,
 	}
 }

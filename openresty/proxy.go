@@ -2,6 +2,7 @@ package openresty
 
 import (
 	"context"
+	"net"
 	"time"
 
 	"github.com/restyplane/restyplane/api"
@@ -9,27 +10,17 @@ import (
 
 // Render returns the nginx.conf for cfg on this instance, stamped with generation.
 func (in *Instance) Render(cfg api.Config, generation string) ([]byte, error) {
-	o := in.opts.RenderOptions(generation)
-	// The htpasswd files a conf names exist before any conf names them.
-	if err := in.l.writeHtpasswds(cfg.Htpasswds, o.User); err != nil {
-		return nil, err
-	}
-	if err := in.l.writeCACertificates(cfg.CACertificates); err != nil {
-		return nil, err
-	}
-	if err := in.l.writeClientCerts(cfg); err != nil {
-		return nil, err
-	}
-	return Render(cfg, o)
+	return in.RenderSized(cfg, DictSizes{}, generation)
 }
 
 // RenderSized is Render with the shared dicts sized as given, for a cfg rendered without
-// its backends.
+// its backends; zero sizes them from cfg's own. The files the conf names are written
+// first, and the auth services' names resolved (see AuthAddr).
 func (in *Instance) RenderSized(cfg api.Config, dicts DictSizes, generation string) ([]byte, error) {
 	o := in.opts.RenderOptions(generation)
 	o.Dicts = dicts
-	// The htpasswd files a conf names exist before any conf names them.
-	if err := in.l.writeHtpasswds(cfg.Htpasswds, o.User); err != nil {
+	o.AuthAddrs = resolveAuthHosts(net.DefaultResolver, cfg)
+	if err := in.writeWorkerFiles(cfg, o); err != nil {
 		return nil, err
 	}
 	if err := in.l.writeCACertificates(cfg.CACertificates); err != nil {

@@ -23,7 +23,7 @@ import (
 func (in *Instance) Test(ctx context.Context, conf []byte, certs []api.Certificate) error {
 	if _, err := os.Stat(in.l.confsDir()); err != nil {
 		// Never started here: lay out the prefix, which init_by_lua needs.
-		if err := in.l.prepare(); err != nil {
+		if err := in.prepare(); err != nil {
 			return fmt.Errorf("prepare prefix %s: %w", in.l, err)
 		}
 	}

@@ -34,6 +34,12 @@ type RenderOptions struct {
 	StubStatus bool
 	// User is the user directive; empty leaves nginx's default.
 	User string
+	// AuthAddrs are the addresses of the external auth services' host names, by name
+	// (see AuthAddr); a name not in it is left to nginx.
+	AuthAddrs map[string]AuthAddr
+	// WorkerDir is where the files the workers open while serving live (htpasswd files,
+	// temporary files); empty is the prefix.
+	WorkerDir string
 	// Dicts sizes the shared dicts; zero sizes them from the config's own backends and
 	// certificates (SizeDicts). The applier, which renders without backends, sets it.
 	Dicts DictSizes
@@ -75,6 +81,9 @@ func checkRenderOptions(o RenderOptions) error {
 	}
 	if !filepath.IsAbs(o.Prefix) || filepath.Clean(o.Prefix) != o.Prefix || !prefixRe.MatchString(o.Prefix) {
 		return fmt.Errorf("prefix %q: must be a clean absolute path of letters, digits and ._/+=,@~-", o.Prefix)
+	}
+	if w := o.WorkerDir; w != "" && (!filepath.IsAbs(w) || filepath.Clean(w) != w || !prefixRe.MatchString(w)) {
+		return fmt.Errorf("worker directory %q: must be a clean absolute path of letters, digits and ._/+=,@~-", w)
 	}
 	if d := o.Dicts; d != (DictSizes{}) && (d.Backends < 1 || d.Certificates < 1) {
 		return fmt.Errorf("dict sizes %+v: want at least 1 MiB each", d)

@@ -27,6 +27,11 @@ type confView struct {
 	Upstreams []string
 	// RealIP is the trusted proxies and their header, nil without them.
 	RealIP *realIPView
+	// CatchAll says that one of Servers is the default server; without one, a block of
+	// its own answers every Host no server names with 404. PlainHosts are the names of
+	// the blocks that do not listen for HTTPS, which the catch-all refuses there.
+	CatchAll   bool
+	PlainHosts []string
 }
 
 // realIPView is the realip module's directives: From are CIDRs of api's grammar.
@@ -48,7 +53,7 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 		opts.Dicts = sizeConfig(cfg)
 	}
 	l := layout(opts.Prefix)
-	v := &confView{RenderOptions: opts, Paths: l.confPaths(), S: s, Workers: "auto", HashBucket: 64, Upstream: upstreamName}
+	v := &confView{RenderOptions: opts, Paths: l.confPaths(opts.workers()), S: s, Workers: "auto", HashBucket: 64, Upstream: upstreamName}
 	if s.WorkerProcesses > 0 {
 		v.Workers = fmt.Sprint(s.WorkerProcesses)
 	}
@@ -74,10 +79,10 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 		srv := &servers[i]
 		srv.Normalize()
 		if err := srv.Validate(); err != nil {
-			return nil, fmt.Errorf("server %q: %w", srv.Name, err)
+			return nil, &serverError{srv.Name, err}
 		}
 		if srv.TLS != nil && !certs[srv.TLS.Certificate] {
-			return nil, fmt.Errorf("server %q: certificate %q is not in the config", srv.Name, srv.TLS.Certificate)
+			return nil, &serverError{srv.Name, fmt.Errorf("certificate %q is not in the config", srv.TLS.Certificate)}
 		}
 		for _, h := range srv.Hostnames {
 			for v.HashBucket < len(h)+32 {
@@ -86,7 +91,7 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 		}
 	}
 	// Policies: the htpasswd files the locations' basic auth reads.
-	files, err := htpasswdFiles(l, cfg.Htpasswds)
+	files, err := htpasswdFiles(opts.workers(), cfg.Htpasswds)
 	if err != nil {
 		return nil, err
 	}
@@ -102,17 +107,25 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 		return nil, err
 	}
 	caFile := func(name string) (string, bool) { f, ok := cas[name]; return f, ok }
+	reached := map[string]bool{}
 	for _, g := range groupByHostnames(servers) {
 		sv, err := newServerView(g.servers, g.hostnames, ups)
 		if err != nil {
-			return nil, err
+			return nil, &serverError{g.servers[0].Name, err}
+		}
+		markCatchAll(&sv)
+		for _, s := range g.servers {
+			reached[s.Name] = reached[s.Name] || sv.reachable()
 		}
 		if err := resolveAuth(&sv, files, len(v.Servers)); err != nil {
-			return nil, fmt.Errorf("server %q: %w", sv.Name, err)
+			return nil, &serverError{sv.Name, err}
+		}
+		for _, x := range sv.AuthLocations {
+			addressAuth(x, opts.AuthAddrs)
 		}
 		resolveErrors(&sv, ups) // policies
 		if err := resolveClientTLS(&sv, caFile); err != nil {
-			return nil, fmt.Errorf("server %q: %w", sv.Name, err)
+			return nil, &serverError{sv.Name, err}
 		}
 		v.TLS = v.TLS || sv.TLS != ""
 		v.Servers = append(v.Servers, sv)
@@ -125,6 +138,10 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 	}
 	v.Upstreams = sortedBlocks(blocks)
 	v.WWW = wwwRedirects(servers)
+	v.catchAll()
+	if err := checkReachable(v, servers, reached); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
@@ -134,11 +151,12 @@ type confPaths struct {
 	ClientBody, Proxy, FastCGI, UWSGI, SCGI                         string
 }
 
-func (l layout) confPaths() confPaths {
+// The temporary files live in the worker directory w, which the workers can reach.
+func (l layout) confPaths(w layout) confPaths {
 	return confPaths{Pid: l.pidFile(), Lock: l.lockFile(), ErrorLog: l.errorLog(), AccessLog: l.accessLog(),
 		Socket: "unix:" + l.socket(), DefaultCert: l.defaultCert(), DefaultKey: l.defaultKey(),
-		ClientBody: l.tmp("client_body"), Proxy: l.tmp("proxy"), FastCGI: l.tmp("fastcgi"),
-		UWSGI: l.tmp("uwsgi"), SCGI: l.tmp("scgi")}
+		ClientBody: w.tmp("client_body"), Proxy: w.tmp("proxy"), FastCGI: w.tmp("fastcgi"),
+		UWSGI: w.tmp("uwsgi"), SCGI: w.tmp("scgi")}
 }
 
 // withDefaultSettings fills zero fields from api.DefaultSettings, as api documents. Booleans
