@@ -110,7 +110,7 @@ func listenPort(addr string) (int, error) {
 }
 
 // CertPaths are where the conf expects a certificate's files, relative to the conf's
-// directory; Instance writes them there.
+// directory; nginx.Instance writes them there.
 func CertPaths(name string) (cert, key string) {
 	return "certs/" + name + ".crt", "certs/" + name + ".key"
 }
