@@ -40,6 +40,9 @@ type Options struct {
 	// WorkerDir is where the files the workers open while serving live (htpasswd files,
 	// temporary files); empty is the prefix.
 	WorkerDir string
+	// LogsToStdio sends the error log to nginx's stderr and the access log to its stdout,
+	// which the instance makes the container's; otherwise both are files in logs/.
+	LogsToStdio bool
 	// Dicts sizes the shared dicts; zero sizes them from the config's own backends and
 	// certificates (SizeDicts). The applier, which renders without backends, sets it.
 	Dicts DictSizes

@@ -53,7 +53,11 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		opts.Dicts = sizeConfig(cfg)
 	}
 	l := Layout(opts.Prefix)
-	v := &confView{Options: opts, Paths: l.confPaths(opts.Workers()), S: s, Workers: "auto", HashBucket: 64, Upstream: upstreamName}
+	paths := l.confPaths(opts.Workers())
+	if opts.LogsToStdio {
+		paths.ErrorLog, paths.AccessLog = "stderr", "/dev/stdout"
+	}
+	v := &confView{Options: opts, Paths: paths, S: s, Workers: "auto", HashBucket: 64, Upstream: upstreamName}
 	if s.WorkerProcesses > 0 {
 		v.Workers = fmt.Sprint(s.WorkerProcesses)
 	}
