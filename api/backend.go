@@ -31,7 +31,7 @@ type Backend struct {
 	Timeouts *Timeouts `json:"timeouts,omitempty"`
 	// Retries is how many other peers a failed request may try (0: none).
 	Retries int `json:"retries,omitempty" minimum:"0" maximum:"10"`
-	// Protocol is what the endpoints speak (policies, issue 11): http if empty. Unlike the
+	// Protocol is what the endpoints speak (policies): http if empty. Unlike the
 	// rest of a backend, a change of protocol or upstreamTLS reloads nginx.
 	Protocol string `json:"protocol,omitempty" enums:"http,https,grpc,grpcs" example:"https"`
 	// UpstreamTLS is how the proxy speaks TLS to https and grpcs endpoints.

@@ -10,7 +10,7 @@ import (
 )
 
 // KindCACertificate is a bundle of CA certificates that an upstream's certificate is
-// verified against (policies, issue 11).
+// verified against (policies).
 const KindCACertificate = "caCertificate"
 
 // MaxCACertificates bounds the certificates of one bundle.
@@ -98,7 +98,7 @@ func (s *State) caCertificateUser(name string) string {
 	if u := s.upstreamUser(KindCACertificate, name); u != "" {
 		return u
 	}
-	return s.caCertificateServer(name) // client certificate verification (issue 11)
+	return s.caCertificateServer(name) // client certificate verification
 }
 
 // CACertificateFile is the name of the file a CA bundle version is written to, under the

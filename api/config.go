@@ -35,7 +35,7 @@ type State struct {
 	Servers      map[string]*Server
 	Certificates map[string]*Certificate
 	Htpasswds    map[string]*Htpasswd
-	// CACertificates (policies, issue 11): CA bundles, see cacertificate.go.
+	// CACertificates (policies): CA bundles, see cacertificate.go.
 	CACertificates map[string]*CACertificate
 }
 
@@ -69,27 +69,27 @@ func (s *State) Clone() *State {
 func (s *State) Config(withKeys bool) Config {
 	c := Config{Revision: s.Revision, Settings: s.Settings,
 		Backends: []Backend{}, Servers: []Server{}, Certificates: []Certificate{}}
-	for _, name := range sortedKeys(s.Backends) {
+	for _, name := range slices.Sorted(maps.Keys(s.Backends)) {
 		c.Backends = append(c.Backends, *s.Backends[name])
 	}
-	for _, name := range sortedKeys(s.Servers) {
+	for _, name := range slices.Sorted(maps.Keys(s.Servers)) {
 		c.Servers = append(c.Servers, *s.Servers[name])
 	}
-	for _, name := range sortedKeys(s.Certificates) {
+	for _, name := range slices.Sorted(maps.Keys(s.Certificates)) {
 		cert := *s.Certificates[name]
 		if !withKeys {
 			cert = cert.Redacted()
 		}
 		c.Certificates = append(c.Certificates, cert)
 	}
-	for _, name := range sortedKeys(s.Htpasswds) {
+	for _, name := range slices.Sorted(maps.Keys(s.Htpasswds)) {
 		h := *s.Htpasswds[name]
 		if !withKeys {
 			h = h.Redacted()
 		}
 		c.Htpasswds = append(c.Htpasswds, h)
 	}
-	for _, name := range sortedKeys(s.CACertificates) {
+	for _, name := range slices.Sorted(maps.Keys(s.CACertificates)) {
 		c.CACertificates = append(c.CACertificates, *s.CACertificates[name])
 	}
 	return c
@@ -186,19 +186,19 @@ func (s *State) checkServerRefs(srv *Server) error {
 	}
 	for i, l := range srv.Locations {
 		if l.Backend == "" && l.Redirect != nil {
-			continue // policies (issue 11): a redirect needs no backend
+			continue // policies: a redirect needs no backend
 		}
 		if s.Backends[l.Backend] == nil {
 			return Invalid(fmt.Sprintf("locations[%d].backend", i), "backend %q does not exist", l.Backend)
 		}
 	}
-	if err := s.checkErrorsRefs(srv); err != nil { // policies (issue 11)
+	if err := s.checkErrorsRefs(srv); err != nil { // policies
 		return err
 	}
 	if err := s.checkClientTLSRef(srv); err != nil {
 		return err
 	}
-	if err := s.checkWWWPartners(srv); err != nil { // policies (issue 11)
+	if err := s.checkWWWPartners(srv); err != nil { // policies
 		return err
 	}
 	return s.checkAuthRefs(srv)
@@ -210,7 +210,7 @@ func (s *State) unreferencedBackend(name string) error {
 			if l.Backend == name {
 				return Errorf(EConflict, "backend %q is used by server %q location %q", name, srv.Name, l.Path)
 			}
-			if l.Errors != nil && l.Errors.Backend == name { // policies (issue 11)
+			if l.Errors != nil && l.Errors.Backend == name { // policies
 				return Errorf(EConflict, "backend %q answers the errors of server %q location %q", name, srv.Name, l.Path)
 			}
 		}
@@ -257,7 +257,7 @@ func (s *State) checkClaims(claimants []string) error {
 		}
 	}
 	sort.Strings(neighbours)
-	// Policies (issue 11): one server block per hostname verifies clients one way.
+	// Policies: one server block per hostname verifies clients one way.
 	if err := s.checkClientTLSAgree(claimants, neighbours); err != nil {
 		return err
 	}
@@ -305,13 +305,4 @@ func (s *State) sameOwnerKind(neighbour *Server, claimants []string) error {
 func claimedBy(host string, l *Location, server string) error {
 	return &Error{Code: EConflict, Field: "locations",
 		Message: fmt.Sprintf("host %q %s path %q is already claimed by server %q", host, l.matchOrDefault(), l.Path, server)}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -31,10 +31,10 @@ type FeedMessage struct {
 	DeletedBackends     []string      `json:"deletedBackends,omitempty"`
 	DeletedServers      []string      `json:"deletedServers,omitempty"`
 	DeletedCertificates []string      `json:"deletedCertificates,omitempty"`
-	// Htpasswds travel like certificates: whole, with their lines (policies, issue 11).
+	// Htpasswds travel like certificates: whole, with their lines (policies).
 	Htpasswds        []Htpasswd `json:"htpasswds,omitempty"`
 	DeletedHtpasswds []string   `json:"deletedHtpasswds,omitempty"`
-	// CACertificates travel like certificates too (policies, issue 11).
+	// CACertificates travel like certificates too (policies).
 	CACertificates        []CACertificate `json:"caCertificates,omitempty"`
 	DeletedCACertificates []string        `json:"deletedCaCertificates,omitempty"`
 }

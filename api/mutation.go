@@ -11,7 +11,7 @@ type Mutation struct {
 	Certificate *Certificate
 	Settings    *Settings
 	Htpasswd    *Htpasswd
-	// CACertificate (policies, issue 11).
+	// CACertificate (policies).
 	CACertificate *CACertificate
 }
 
@@ -22,8 +22,8 @@ func (m Mutation) Ref() Ref { return Ref{Kind: m.Kind, Name: m.Name} }
 // the object so that equal intent stores equal bytes.
 func (m *Mutation) Validate() error {
 	set := 0
-	for _, p := range []bool{m.Backend != nil, m.Server != nil, m.Certificate != nil, m.Settings != nil, m.Htpasswd != nil, m.CACertificate != nil} {
-		if p {
+	for _, k := range kinds {
+		if k.carried(m) {
 			set++
 		}
 	}
@@ -39,38 +39,28 @@ func (m *Mutation) Validate() error {
 	if set != 1 {
 		return Invalid("", "a write carries exactly one object")
 	}
-	switch {
-	case m.Kind == KindBackend && m.Backend != nil:
-		m.Backend.Normalize()
-		m.Name = m.Backend.Name
-		return m.Backend.Validate()
-	case m.Kind == KindServer && m.Server != nil:
-		m.Server.Normalize()
-		m.Name = m.Server.Name
-		return m.Server.Validate()
-	case m.Kind == KindCertificate && m.Certificate != nil:
-		if m.Certificate.Source.Kind == "" {
-			m.Certificate.Source.Kind = SourceAPI
-		}
-		m.Name = m.Certificate.Name
-		// The key may be omitted on update; the store then keeps the stored one.
-		return m.Certificate.Validate(false)
-	case m.Kind == KindHtpasswd && m.Htpasswd != nil:
-		if m.Htpasswd.Source.Kind == "" {
-			m.Htpasswd.Source.Kind = SourceAPI
-		}
-		m.Name = m.Htpasswd.Name
-		// The lines may be omitted on update; the store then keeps the stored ones.
-		return m.Htpasswd.Validate()
-	case m.Kind == KindCACertificate && m.CACertificate != nil:
-		if m.CACertificate.Source.Kind == "" {
-			m.CACertificate.Source.Kind = SourceAPI
-		}
-		m.Name = m.CACertificate.Name
-		return m.CACertificate.Validate()
-	case m.Kind == KindSettings && m.Settings != nil:
-		m.Name = SettingsName
-		return m.Settings.Validate()
+	if k, ok := KindNamed(m.Kind); ok && k.carried(m) {
+		return k.prepare(m)
 	}
 	return Invalid("", "object does not match kind %q", m.Kind)
+}
+
+// Source returns the owner the mutation's object declares; empty for settings and deletes.
+func (m *Mutation) Source() Source {
+	for _, k := range kinds {
+		if k.carried(m) {
+			return k.source(m)
+		}
+	}
+	return Source{}
+}
+
+// ObjectName is the name of the object the mutation carries, or its Name for a delete.
+func (m *Mutation) ObjectName() string {
+	for _, k := range kinds {
+		if k.carried(m) {
+			return k.objectName(m)
+		}
+	}
+	return m.Name
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -31,7 +32,7 @@ const MaxVerifyDepth = 10
 var ClientTLSHeaders = []string{"ssl-client-verify", "ssl-client-subject-dn", "ssl-client-issuer-dn", "ssl-client-cert"}
 
 // ClientTLS asks the clients of a server for a certificate in the TLS handshake and
-// verifies it against a CA (policies, issue 11). nginx verifies per server block, so it
+// verifies it against a CA (policies). nginx verifies per server block, so it
 // lives on the server, and servers that share a hostname must agree on it.
 type ClientTLS struct {
 	// CACertificate names the caCertificate that client certificates must chain to.
@@ -175,7 +176,7 @@ func (s *State) checkClientTLSRef(srv *Server) error {
 // caCertificateServer returns the first server, by name, whose clientTLS names the CA
 // bundle, "" if none does.
 func (s *State) caCertificateServer(name string) string {
-	for _, n := range sortedKeys(s.Servers) {
+	for _, n := range slices.Sorted(maps.Keys(s.Servers)) {
 		if c := s.Servers[n].ClientTLS; c != nil && c.CACertificate == name {
 			return fmt.Sprintf("server %q (clientTLS)", n)
 		}

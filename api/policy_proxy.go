@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// ProxyPolicy is how a location handles request and response bodies (policies, issue 11).
+// ProxyPolicy is how a location handles request and response bodies (policies).
 // Every field is optional; an empty one keeps the global settings or nginx's default.
 // Sizes are in nginx's notation: a number, optionally followed by k, m or g.
 type ProxyPolicy struct {

@@ -7,7 +7,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// TestProxyPolicyValidation: the proxy, retry and errors policies (issue 11) take nginx's
+// TestProxyPolicyValidation: the proxy, retry and errors policies take nginx's
 // grammar and sizes that nginx -t accepts together, and a bad value names its field.
 func TestProxyPolicyValidation(t *testing.T) {
 	for _, c := range []struct {

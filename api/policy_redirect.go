@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -126,7 +127,7 @@ func (s *State) checkWWWPartners(srv *Server) error {
 			partners[p] = true
 		}
 	}
-	for _, name := range sortedKeys(s.Servers) {
+	for _, name := range slices.Sorted(maps.Keys(s.Servers)) {
 		other := s.Servers[name]
 		if name == srv.Name {
 			continue

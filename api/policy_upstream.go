@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The protocols a backend's endpoints speak (policies, issue 11).
+// The protocols a backend's endpoints speak (policies).
 const (
 	ProtocolHTTP  = "http"
 	ProtocolHTTPS = "https"

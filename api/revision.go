@@ -11,7 +11,7 @@ const (
 	KindServer      = "server"
 	KindCertificate = "certificate"
 	KindSettings    = "settings"
-	// KindHtpasswd is the users of basic auth (policies, issue 11).
+	// KindHtpasswd is the users of basic auth (policies).
 	KindHtpasswd = "htpasswd"
 )
 

@@ -29,10 +29,10 @@ type Server struct {
 	Name      string     `json:"name" example:"shop"`
 	Hostnames []string   `json:"hostnames" example:"shop.example.com,*.shop.example.com"`
 	TLS       *ServerTLS `json:"tls,omitempty"`
-	// ClientTLS (policies, issue 11) verifies client certificates; see policy_clienttls.go.
+	// ClientTLS (policies) verifies client certificates; see policy_clienttls.go.
 	ClientTLS *ClientTLS `json:"clientTLS,omitempty"`
 	Locations []Location `json:"locations"`
-	// Redirects (policies, issue 11), see policy_redirect.go. ForceSSLRedirect sends
+	// Redirects (policies), see policy_redirect.go. ForceSSLRedirect sends
 	// plain-HTTP requests to HTTPS with a 308 even without a certificate of its own (TLS
 	// ended before restyplane); AppRoot redirects a request for "/" there with a 302;
 	// WWWRedirect answers the www partner of each hostname (www.example.com for
@@ -62,24 +62,24 @@ type Location struct {
 	Rewrite    string    `json:"rewrite,omitempty" example:"/"`
 	Timeouts   *Timeouts `json:"timeouts,omitempty"`
 	SetHeaders []Header  `json:"setHeaders,omitempty"`
-	// Auth (policies, issue 11): basic and external auth; see policy_auth.go.
+	// Auth (policies): basic and external auth; see policy_auth.go.
 	Auth *LocationAuth `json:"auth,omitempty"`
-	// Proxy, Retry and Errors (policies, issue 11): bodies and buffering, retries on
+	// Proxy, Retry and Errors (policies): bodies and buffering, retries on
 	// another endpoint, and error answers from another backend; see policy_proxy.go.
 	Proxy  *ProxyPolicy  `json:"proxy,omitempty"`
 	Retry  *RetryPolicy  `json:"retry,omitempty"`
 	Errors *ErrorsPolicy `json:"errors,omitempty"`
-	// UpstreamHost is the Host header sent upstream instead of the request's (policies,
-	// issue 11); forwardedPrefix is sent as X-Forwarded-Prefix. See policy_upstream.go.
+	// UpstreamHost is the Host header sent upstream instead of the request's (policies);
+	// forwardedPrefix is sent as X-Forwarded-Prefix. See policy_upstream.go.
 	UpstreamHost    string `json:"upstreamHost,omitempty" example:"api.internal"`
 	ForwardedPrefix string `json:"forwardedPrefix,omitempty" example:"/shop"`
-	// Access (policies, issue 11): allow and deny lists of client addresses; see
+	// Access (policies): allow and deny lists of client addresses; see
 	// policy_access.go.
 	Access *AccessPolicy `json:"access,omitempty"`
-	// Limits (policies, issue 11): rate, connection and bandwidth limits per client
+	// Limits (policies): rate, connection and bandwidth limits per client
 	// address; see policy_limits.go.
 	Limits *LocationLimits `json:"limits,omitempty"`
-	// CORS and Redirect (policies, issue 11): see policy_cors.go and policy_redirect.go.
+	// CORS and Redirect (policies): see policy_cors.go and policy_redirect.go.
 	CORS     *CORS     `json:"cors,omitempty"`
 	Redirect *Redirect `json:"redirect,omitempty"`
 }
@@ -133,7 +133,7 @@ func (s *Server) Validate() error {
 	if err := s.validateClientTLS(); err != nil {
 		return err
 	}
-	if err := s.validateRedirects(); err != nil { // policies (issue 11)
+	if err := s.validateRedirects(); err != nil { // policies
 		return err
 	}
 	return s.Source.validate()
@@ -145,8 +145,8 @@ func (s *Server) Normalize() {
 		if s.Locations[i].Match == "" {
 			s.Locations[i].Match = MatchPrefix
 		}
-		s.Locations[i].CORS.normalize()     // policies (issue 11)
-		s.Locations[i].Redirect.normalize() // policies (issue 11)
+		s.Locations[i].CORS.normalize()     // policies
+		s.Locations[i].Redirect.normalize() // policies
 	}
 	if s.Source.Kind == "" {
 		s.Source.Kind = SourceAPI
@@ -185,7 +185,7 @@ func (l *Location) validate() error {
 	default:
 		return Invalid("match", "must be prefix, exact or regex")
 	}
-	// Policies (issue 11): the backend is optional for a redirect.
+	// Policies: the backend is optional for a redirect.
 	if err := l.validateRedirect(); err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (l *Location) validate() error {
 			return err
 		}
 	}
-	// Policies (issue 11): access by address, limits, auth, upstream host and prefix,
+	// Policies: access by address, limits, auth, upstream host and prefix,
 	// then proxy, retry and errors.
 	if err := l.Access.validate(); err != nil {
 		return err

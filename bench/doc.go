@@ -1,5 +1,5 @@
-// Package bench holds the end-to-end benchmarks of the OpenResty data plane and its applier
-// (issue 3). They build and start the real restyplane binary with a managed nginx, drive it
+// Package bench holds the end-to-end benchmarks of the OpenResty data plane and its applier.
+// They build and start the real restyplane binary with a managed nginx, drive it
 // only through the REST API, and send real HTTP through the proxy to real upstream servers
 // on loopback, as a user's traffic would go.
 //

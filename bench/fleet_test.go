@@ -13,7 +13,7 @@ import (
 	"github.com/restyplane/restyplane/server"
 )
 
-// Fleet benchmark size and goals, from issue 9.
+// Fleet benchmark size and goals, as its report states them.
 const (
 	fleetAgents  = 50
 	fleetBatch   = 10

@@ -13,7 +13,7 @@ import (
 	"github.com/restyplane/restyplane/server"
 )
 
-// The policy benchmark's size (issue 11): an allow list of 1,000 CIDRs, and how long
+// The policy benchmark's size: an allow list of 1,000 CIDRs, and how long
 // each configuration is loaded in each of the rounds, which interleave the three so that
 // a change of the machine's load falls on all of them alike.
 const (
@@ -88,7 +88,7 @@ func BenchmarkPolicies(b *testing.B) {
 			}
 		}
 		var body strings.Builder
-		body.WriteString(header("Policies: access list and rate limit per request (issue 11)", "BenchmarkPolicies", load))
+		body.WriteString(header("Policies: access list and rate limit per request", "BenchmarkPolicies", load))
 		fmt.Fprintf(&body, "Load: wrk, %s, against one route of one server, %d rounds of %s per configuration, interleaved. "+
 			"A ratio is the median, over the rounds, of the configuration's requests per second over the same round's "+
 			"without a policy (runs of one round are seconds apart, so a change of load falls on them alike); the goal is %.0f%%.  \n"+

@@ -10,7 +10,7 @@ import (
 	"github.com/restyplane/restyplane/server"
 )
 
-// Propagation benchmark size: at least 200 changes, as issue 3 asks; more make the p99 a
+// Propagation benchmark size: at least 200 changes, so that the p99 means something; more make the p99 a
 // rank inside the sample rather than its largest value.
 const (
 	propagationChanges = 500

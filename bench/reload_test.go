@@ -14,7 +14,7 @@ import (
 	"github.com/restyplane/restyplane/server"
 )
 
-// The large-config benchmark's size: issue 3's numbers.
+// The large-config benchmark's size: the numbers its report's goals are stated for.
 const (
 	largeServers    = 1000
 	largeLocations  = 5

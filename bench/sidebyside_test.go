@@ -8,7 +8,8 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// The side-by-side run's size: issue 12 asks for 40-60 switches per system; 100 make the
+// The side-by-side run's size: 40-60 switches per system are the least that
+// say something; 100 make the
 // p99 the 99th of 100 rather than the largest. They run in rounds of sideBlock switches per
 // system, the systems' order rotating each round, so that a change in the machine's other
 // load falls on all of them alike.

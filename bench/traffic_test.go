@@ -10,7 +10,7 @@ import (
 	"github.com/restyplane/restyplane/server"
 )
 
-// The traffic benchmark's size: issue 3's numbers.
+// The traffic benchmark's size: the numbers its report's goals are stated for.
 const (
 	trafficChanges = 200
 	trafficReloads = 20

@@ -21,7 +21,7 @@ import (
 	"time"
 )
 
-// certAuthority is a real certificate authority for client certificate tests (issue 11).
+// certAuthority is a real certificate authority for client certificate tests.
 type certAuthority struct {
 	cert *x509.Certificate
 	key  *ecdsa.PrivateKey

@@ -8,7 +8,7 @@ import (
 )
 
 // TestFleetCarriesAccessLists: a location's allow list reaches an agent's data plane
-// through the feed as part of the config, and a change of it applies there too (issue 11).
+// through the feed as part of the config, and a change of it applies there too.
 func TestFleetCarriesAccessLists(t *testing.T) {
 	const secret = "rp_e2e_dataplane_access_0123456789"
 	t.Setenv("RESTYPLANE_DATAPLANE_TOKEN", secret)

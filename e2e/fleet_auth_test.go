@@ -12,7 +12,7 @@ import (
 )
 
 // TestFleetCarriesHtpasswd: an htpasswd object reaches an agent's data plane through the
-// feed like a certificate does, and the agent's nginx asks for its users (issue 11).
+// feed like a certificate does, and the agent's nginx asks for its users.
 func TestFleetCarriesHtpasswd(t *testing.T) {
 	const secret = "rp_e2e_dataplane_auth_0123456789"
 	t.Setenv("RESTYPLANE_DATAPLANE_TOKEN", secret)

@@ -14,7 +14,7 @@ import (
 
 // TestFleetCarriesCACertificates: a CA bundle reaches an agent's data plane through the
 // feed, is written to <prefix>/ca/<sha256>.pem, and the agent's nginx verifies an HTTPS
-// upstream against it (policies, issue 11).
+// upstream against it (policies).
 func TestFleetCarriesCACertificates(t *testing.T) {
 	const secret = "rp_e2e_dataplane_upstream_0123456789"
 	t.Setenv("RESTYPLANE_DATAPLANE_TOKEN", secret)

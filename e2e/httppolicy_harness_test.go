@@ -12,7 +12,7 @@ import (
 	"golang.org/x/net/websocket"
 )
 
-// CORS, redirects and WebSocket (policies, issue 11): what the proxy must show however
+// CORS, redirects and WebSocket (policies): what the proxy must show however
 // the policy was set, through REST or an Ingress annotation. Every upstream of these
 // checks sets X-Upstream, so a test sees whether the upstream answered.
 

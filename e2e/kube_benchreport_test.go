@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Goals of the Kubernetes benchmark, from issue 4.
+// Goals of the Kubernetes benchmark, as its report states them.
 const (
 	goalUpdateP99 = 100 * time.Millisecond
 	goalRSSBytes  = 250 * 1000 * 1000 // 250 MB

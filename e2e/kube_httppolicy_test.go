@@ -15,7 +15,7 @@ import (
 // TestKubernetesCORSRedirectsAndWebSocket: CORS, redirects and a WebSocket set by
 // ingress-nginx annotations on Ingresses of the real API server behave as they do when
 // set through REST (TestCORSRedirectsAndWebSocketThroughREST); a www redirect onto a name
-// another namespace holds is refused and reported (policies, issue 11).
+// another namespace holds is refused and reported (policies).
 func TestKubernetesCORSRedirectsAndWebSocket(t *testing.T) {
 	k := newKube(t)
 	ki := k.serve(t)

@@ -238,21 +238,21 @@ func TestUpstreamHelperProcess(t *testing.T) {
 		os.Exit(0)
 	}()
 	err = http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/ws" { // a WebSocket echo (policies, issue 11)
+		if r.URL.Path == "/ws" { // a WebSocket echo (policies)
 			wsEcho.ServeHTTP(w, r)
 			return
 		}
 		w.Header().Set("X-Upstream", name)
-		// Failing endpoints, error backends, 404s and bodies (policies, issue 11).
+		// Failing endpoints, error backends, 404s and bodies (policies).
 		if policyAnswer(name, w, r) {
 			return
 		}
-		// The X-User an external auth passed (policies, issue 11), when there is one.
+		// The X-User an external auth passed (policies), when there is one.
 		if u := r.Header.Get("X-User"); u != "" {
 			fmt.Fprintf(w, "%s %s user=%q\n", name, r.URL.Path, u)
 			return
 		}
-		// The client certificate headers (issue 11), on a host that verifies clients.
+		// The client certificate headers, on a host that verifies clients.
 		if r.Header.Get("ssl-client-verify") != "" {
 			fmt.Fprint(w, certEchoBody(name, r))
 			return

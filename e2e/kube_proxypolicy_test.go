@@ -14,7 +14,7 @@ import (
 
 // TestKubernetesProxyPolicies: the body, retry, error page, use-regex and server-alias
 // annotations of ingress-nginx, on Ingresses of the real API server, behave as the same
-// policies set through REST (policies, issue 11); a server-alias naming another
+// policies set through REST (policies); a server-alias naming another
 // namespace's host is left out and reported while the rest of its Ingress is served.
 func TestKubernetesProxyPolicies(t *testing.T) {
 	k := newKube(t)

@@ -14,7 +14,7 @@ import (
 	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
 
-// TestKubernetesTenancy runs the attacks of one namespace on another (issue 10) against a
+// TestKubernetesTenancy runs the attacks of one namespace on another against a
 // real API server, restyplane and nginx: each subtest is one attack, and each asserts that
 // the victim keeps its traffic and the attacker's Ingress is refused and reported.
 func TestKubernetesTenancy(t *testing.T) {
@@ -173,15 +173,15 @@ func testSecurityAnnotations(t *testing.T, k *kube) {
 	a := k.ns.upstream(t, "a")
 	ki.service("web", a)
 	cases := []struct{ name, annotation, value string }{
-		// auth-url, auth-type and auth-secret are honoured since issue 11.
+		// auth-url, auth-type and auth-secret are honoured.
 		{"auth-cache-key", "auth-cache-key", "$remote_user"},
 		{"auth-keepalive", "auth-keepalive", "10"},
 		{"auth-signin-redirect-param", "auth-signin-redirect-param", "next"},
-		// Access lists and limits are honoured since issue 11; these are not.
+		// Access lists and limits are honoured; these are not.
 		{"satisfy", "satisfy", "any"},
 		{"global-rate-limit", "global-rate-limit", "5"},
 		{"auth-tls-match-cn", "auth-tls-match-cn", "CN=alice"},
-		// backend-protocol HTTPS and GRPC are honoured since issue 11; AJP is not.
+		// backend-protocol HTTPS and GRPC are honoured; AJP is not.
 		{"backend-ajp", "backend-protocol", "AJP"},
 	}
 	for _, c := range cases {
@@ -224,7 +224,7 @@ func testHarmlessAnnotation(t *testing.T, k *kube) {
 	a := k.ns.upstream(t, "a")
 	ki.service("web", a)
 	host := ki.host("upload")
-	// proxy-body-size is honoured since issue 11; InfluxDB metrics are not sent.
+	// proxy-body-size is honoured; InfluxDB metrics are not sent.
 	const name = "nginx.ingress.kubernetes.io/enable-influxdb"
 	ing := kubetest.Ingress(ki.ns, "upload", ingressClass, kubetest.Path{Host: host, Path: "/", Service: "web", Port: 80})
 	ing.Annotations = map[string]string{name: "true", "nginx.ingress.kubernetes.io/load-balance": "ewma"}

@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// policyAnswer is what the upstreams of the body, retry and error page tests (policies,
-// issue 11) answer, on loopback and in the network namespace alike: an upstream whose
+// policyAnswer is what the upstreams of the body, retry and error page tests (policies)
+// answer, on loopback and in the network namespace alike: an upstream whose
 // name starts with "fail" is always 503; a request with X-Code is an error backend's and
 // is answered with that code and the headers the proxy passed; a path ending in /missing
 // is 404; a request with a body is answered with its length. It reports whether it

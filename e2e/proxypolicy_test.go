@@ -9,7 +9,7 @@ import (
 
 // TestProxyPoliciesThroughREST: a body limit, retries on another endpoint, an error
 // backend for intercepted codes, a regex location and a second hostname, set through
-// REST, behave as they must through the real nginx and real upstreams (policies, issue 11).
+// REST, behave as they must through the real nginx and real upstreams (policies).
 func TestProxyPoliciesThroughREST(t *testing.T) {
 	in := start(t)
 	web, _ := proxyPolicyUpstream(t, "web")

@@ -23,7 +23,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
-// testCA is a real certificate authority for upstream TLS tests (policies, issue 11).
+// testCA is a real certificate authority for upstream TLS tests (policies).
 type testCA struct {
 	cert *x509.Certificate
 	key  *ecdsa.PrivateKey

@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -60,11 +59,11 @@ type Follower struct {
 	client *http.Client
 	log    *slog.Logger
 
-	mu      sync.Mutex
-	head    *api.State
-	changed chan struct{}
-	loaded  chan struct{} // closed once a state is held
-	recent  map[int64]heldState
+	mu sync.Mutex
+	// head is the newest state held; it changes under mu.
+	head   *api.Latest[*api.State]
+	loaded chan struct{} // closed once a state is held
+	recent map[int64]heldState
 	// chain counts the snapshots taken: states of one chain follow from each other by
 	// deltas; a snapshot (a new agent, or another history) starts a new one.
 	chain    int64
@@ -128,23 +127,15 @@ func New(o Options) (*Follower, error) {
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
 	return &Follower{opts: o, client: &http.Client{Transport: tr}, log: o.Logger,
-		head: api.NewState(), changed: make(chan struct{}), loaded: make(chan struct{}),
+		head: api.NewLatest(api.NewState()), loaded: make(chan struct{}),
 		recent: map[int64]heldState{}, kick: make(chan struct{}, 1), persist: make(chan persistItem, 1), reportDone: make(chan struct{}, 1)}, nil
 }
 
 // Head returns the newest state held; an empty one at revision 0 before any.
-func (f *Follower) Head() *api.State {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.head
-}
+func (f *Follower) Head() *api.State { return f.head.Get() }
 
 // HeadChanged returns a channel closed at the next new state.
-func (f *Follower) HeadChanged() <-chan struct{} {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.changed
-}
+func (f *Follower) HeadChanged() <-chan struct{} { return f.head.Changed() }
 
 // Loaded is closed once the follower holds a state, from disk or from the feed.
 func (f *Follower) Loaded() <-chan struct{} { return f.loaded }
@@ -172,10 +163,9 @@ func (f *Follower) setHead(s *api.State, snapshot bool) {
 	if snapshot {
 		f.chain++
 	}
-	f.head, f.relist = s, false
+	f.relist = false
 	f.recent[s.Revision] = heldState{st: s, chain: f.chain}
-	close(f.changed)
-	f.changed = make(chan struct{})
+	f.head.Publish(s)
 	select {
 	case <-f.loaded:
 	default:
@@ -215,12 +205,6 @@ func (f *Follower) RecordApply(ctx context.Context, rec *api.ApplyRecord) error 
 	default:
 	}
 	return nil
-}
-
-// Rollback refuses: an agent never writes history. Its applier runs without automatic
-// rollback; the fleet's decision belongs to the control plane.
-func (f *Follower) Rollback(ctx context.Context, meta api.Meta, to int64) (*api.WriteResult, error) {
-	return nil, errors.New("an agent does not write history")
 }
 
 // SetReporter sets what the reports say about the instance.

@@ -70,7 +70,7 @@ func (g gone) Error() string { return "resume point gone: " + g.msg }
 // follow reads one stream until it fails; got says whether it delivered a line.
 func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 	f.mu.Lock()
-	from := f.head.Revision
+	from := f.head.Get().Revision
 	if f.relist {
 		from = 0
 	}

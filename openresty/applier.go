@@ -14,7 +14,6 @@ type Store interface {
 	Head() *api.State
 	HeadChanged() <-chan struct{}
 	RecordApply(ctx context.Context, rec *api.ApplyRecord) error
-	Rollback(ctx context.Context, meta api.Meta, to int64) (*api.WriteResult, error)
 }
 
 // Proxy is one OpenResty instance as the applier drives it.
@@ -30,10 +29,6 @@ type Proxy interface {
 	// Push sends changed and deleted backends and certificates, stamped with version. The
 	// objects it could not apply are left out and returned; the rest applied.
 	Push(ctx context.Context, version int64, push Push) ([]api.SkippedObject, error)
-	// Counters returns per backend the cumulative requests that reached an upstream and
-	// those the upstream answered with a 5xx, and the distinct failing client addresses
-	// counted since epoch was first asked for.
-	Counters(ctx context.Context, epoch int64) (map[string]Counter, error)
 	// Restarted is signalled when the instance started afresh with empty shared memory.
 	Restarted() <-chan struct{}
 	// State says whether the instance runs ("running", "starting", "stopped", ...).
@@ -46,7 +41,7 @@ type Push struct {
 	DeletedBackends []string          `json:"deletedBackends,omitempty"`
 	Certificates    []api.Certificate `json:"certificates,omitempty"`
 	DeletedCerts    []string          `json:"deletedCertificates,omitempty"`
-	// Policies are locations' access lists and limits (issue 11), which change without
+	// Policies are locations' access lists and limits, which change without
 	// a reload; DeletedPolicies are the names of those gone.
 	Policies        []LocationPolicy `json:"policies,omitempty"`
 	DeletedPolicies []string         `json:"deletedPolicies,omitempty"`
@@ -75,14 +70,14 @@ type Metrics interface {
 	Apply(mode, outcome string, duration time.Duration)
 	Propagation(d time.Duration)
 	Applied(revision int64, at time.Time)
-	AutoRollback()
 	// Skipped counts one object an apply could not apply and left out.
 	Skipped(kind string)
 }
 
 // Applier brings one OpenResty instance to the head of the history: dynamically when only
-// backends and certificates changed, by a tested reload otherwise, and back to the last
-// good revision when a live revision makes the proxy unhealthy.
+// backends and certificates changed, by a tested reload otherwise. Whether a live
+// revision made the proxy unhealthy is decided elsewhere, from the counters of every
+// instance (package rollback); the applier only applies what the head then says.
 type Applier struct {
 	store    Store
 	proxy    Proxy
@@ -97,22 +92,17 @@ type Applier struct {
 	running    *api.State // what the instance serves; nil until the first apply
 	runningCnf []byte     // its nginx.conf, rendered with an empty generation
 	runningDct DictSizes  // the dict sizes that conf names
-	lastGood   int64      // newest revision that applied and stayed healthy
 	rejected   int64      // head revision that nginx rejected; not retried until the head moves
 	lastReload time.Time
-	noWatch    int64 // the applier's own rollback revision, which is not watched
 	// needFull asks for every dynamic object to be pushed again: at the first apply, and
 	// after OpenResty restarted with empty shared memory. It stays set until that push
 	// succeeded, so a wait for the reload interval does not lose it.
 	needFull bool
 	last     *api.ApplyRecord
-	watch    *watch
 	// skipped are the objects the last apply left out; each later apply pushes them again,
 	// and so does a retry every retrySkipped while the head does not move (retryAt).
 	skipped []api.SkippedObject
 	retryAt time.Time
-	// noAutoRollback leaves live revisions unwatched: the control plane's watcher decides.
-	noAutoRollback bool
 	// bad are the server versions nginx or the renderer refused (see effective): each
 	// step renders without them, so one tenant's server never holds back the others.
 	bad map[string]badServer
@@ -125,12 +115,6 @@ func NewApplier(store Store, proxy Proxy, metrics Metrics, log *slog.Logger, ins
 	}
 	return &Applier{store: store, proxy: proxy, metrics: metrics, log: log, instance: instance, needFull: true}
 }
-
-// DisableAutoRollback makes the applier promote every live revision at once instead of
-// watching it and rolling the history back: agents and serve's managed instance run so,
-// because the control plane's rollback watcher decides from the counters of every
-// instance, and two deciders could disagree. Call it before Run.
-func (a *Applier) DisableAutoRollback() { a.noAutoRollback = true }
 
 // Run applies revisions until ctx ends. It wakes on every new revision, so a lone change
 // is live within milliseconds; revisions that arrive while it applies are merged into the
@@ -162,7 +146,7 @@ func (a *Applier) Run(ctx context.Context) error {
 // ApplyNow applies the head on the caller's goroutine when that takes only a dynamic push
 // and no step is running; otherwise it does nothing and Run applies the head as usual. The
 // API calls it after a commit, before it answers: under load, handing the change to Run's
-// goroutine cost a wake-up on cores that nginx and the traffic keep busy (issue 12), while
+// goroutine cost a wake-up on cores that nginx and the traffic keep busy, while
 // the committing goroutine is already running. A reload never runs here: its nginx -t
 // would hold the API's answer for seconds.
 func (a *Applier) ApplyNow(ctx context.Context) {
@@ -175,9 +159,9 @@ func (a *Applier) ApplyNow(ctx context.Context) {
 }
 
 // step applies the head once. It returns how long to wait before the next step when
-// something is due without a new revision: the end of the minimum reload interval, a
-// retry, or the next look at a health watch. With onlyDynamic (ApplyNow) it applies only
-// a dynamic change of the head and leaves everything else, the watch included, to Run.
+// something is due without a new revision: the end of the minimum reload interval or a
+// retry. With onlyDynamic (ApplyNow) it applies only a dynamic change of the head and
+// leaves everything else to Run.
 func (a *Applier) step(ctx context.Context, onlyDynamic bool) time.Duration {
 	head := a.store.Head()
 	a.mu.Lock()
@@ -186,18 +170,11 @@ func (a *Applier) step(ctx context.Context, onlyDynamic bool) time.Duration {
 	if onlyDynamic && (running == nil || running.Revision == head.Revision || rejected == head.Revision) {
 		return 0
 	}
-	// The health watch looks at the counters only when there is nothing new to apply: the
-	// look is a round trip into a worker busy with traffic, and taken before a push it
-	// delayed every change under load by one. A revision still watched when the next one
-	// arrives is promoted by that apply (startWatch) as before; it only misses the look
-	// that the wake-up used to add between two of the watch's own polls.
 	if !full && running != nil && running.Revision == head.Revision && !a.retryDue() {
-		a.checkWatch(ctx)
 		return a.idleDelay()
 	}
 	if !full && rejected == head.Revision {
-		a.checkWatch(ctx)
-		return a.watchDelay()
+		return 0
 	}
 	for round := 0; ; round++ {
 		// A server that nginx or the renderer refuses is traced, left out (or kept at the
@@ -217,7 +194,7 @@ func (a *Applier) step(ctx context.Context, onlyDynamic bool) time.Duration {
 			}
 			a.reject(ctx, head, mode, time.Now(), err)
 			a.fallBack(ctx, head)
-			return a.watchDelay()
+			return 0
 		}
 		if p.mode == api.ModeReload {
 			if wait := minInterval(head) - time.Since(lastReload); wait > 0 {
@@ -228,10 +205,7 @@ func (a *Applier) step(ctx context.Context, onlyDynamic bool) time.Duration {
 		if again {
 			continue
 		}
-		if retry > 0 {
-			return retry
-		}
-		return a.watchDelay()
+		return retry
 	}
 }
 
@@ -241,7 +215,6 @@ type nopMetrics struct{}
 func (nopMetrics) Apply(string, string, time.Duration) {}
 func (nopMetrics) Propagation(time.Duration)           {}
 func (nopMetrics) Applied(int64, time.Time)            {}
-func (nopMetrics) AutoRollback()                       {}
 func (nopMetrics) Skipped(string)                      {}
 
 func minInterval(s *api.State) time.Duration {

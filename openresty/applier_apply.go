@@ -97,8 +97,8 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan, traced []
 	same := slices.Equal(a.skipped, skipped)
 	a.mu.Unlock()
 	// The record is stored first, so that whoever sees the new revision running also
-	// finds the apply that made it; then what runs, the last apply and the watch change
-	// in one critical section, so that Status never shows half of them. A retry of
+	// finds the apply that made it; then what runs and the last apply change in one
+	// critical section, so that Status never shows half of them. A retry of
 	// skipped objects that changes nothing is not recorded again: a name that never
 	// resolves must not grow the table at every retry.
 	var rec *api.ApplyRecord
@@ -116,13 +116,6 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan, traced []
 	}
 	if p.push.Full {
 		a.needFull = false
-	}
-	switch {
-	case a.noAutoRollback:
-		a.promote(head.Revision) // an agent never writes history
-	case !retrying:
-		// A retry of skipped objects is the same revision: its watch, if any, goes on.
-		a.startWatch(running, head)
 	}
 	a.mu.Unlock()
 	a.metrics.Applied(head.Revision, time.Now())
@@ -174,18 +167,15 @@ func (a *Applier) retryDue() bool {
 	return len(a.skipped) > 0 && !time.Now().Before(a.retryAt)
 }
 
-// idleDelay is how long to wait with nothing new to apply: until the watch's next look
-// or the retry of skipped objects, whichever comes first; 0 for neither.
+// idleDelay is how long to wait with nothing new to apply: until the retry of skipped
+// objects, or 0 without any.
 func (a *Applier) idleDelay() time.Duration {
-	d := a.watchDelay()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.skipped) > 0 {
-		if r := max(time.Until(a.retryAt), time.Millisecond); d == 0 || r < d {
-			d = r
-		}
+	if len(a.skipped) == 0 {
+		return 0
 	}
-	return d
+	return max(time.Until(a.retryAt), time.Millisecond)
 }
 
 // withSkipped adds to push the objects the last apply skipped that head still holds,
@@ -208,7 +198,7 @@ func (a *Applier) withSkipped(push Push, head *api.State) Push {
 				push.Certificates = append(push.Certificates, *c)
 			}
 		case api.KindServer:
-			// A location policy (issue 11) the policies dict could not hold: "<server>/<i>".
+			// A location policy the policies dict could not hold: "<server>/<i>".
 			push.Policies = withSkippedPolicy(push.Policies, head, s.Name)
 		}
 	}

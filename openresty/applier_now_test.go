@@ -12,7 +12,7 @@ import (
 // and leaves a change that needs a reload to Run's step.
 func TestApplyNowOnlyDynamic(t *testing.T) {
 	s := openStore(t)
-	p := &fakeProxy{restarted: make(chan struct{}), counters: map[string]Counter{}}
+	p := &fakeProxy{restarted: make(chan struct{})}
 	mustWrite(t, s, web(8001), shop("/"))
 	a := NewApplier(s, p, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), "test")
 	ctx := context.Background()

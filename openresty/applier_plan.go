@@ -26,7 +26,7 @@ type plan struct {
 	resized, pushBefore bool
 	// skipped are objects the plan left out because nginx would refuse them.
 	skipped []api.SkippedObject
-	// deletedAfter are policies a reload removes from the conf (issue 11): the workers
+	// deletedAfter are policies a reload removes from the conf: the workers
 	// it replaces still look them up, so they are deleted once the reload is done.
 	deletedAfter []string
 }
@@ -49,7 +49,7 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 			// Backends are pushed, never rendered: leaving them out of the config spares
 			// copying and sorting thousands of them.
 			rendered := *head
-			// Only the protocol and upstream TLS of the backends that have one (issue 11).
+			// Only the protocol and upstream TLS of the backends that have one.
 			rendered.Backends = renderedBackends(head.Backends)
 			c := rendered.Config(true)
 			cfg = &c
@@ -167,7 +167,7 @@ func sameStructure(a, b *api.State) bool {
 			return false
 		}
 	}
-	// Policies (issue 11): the conf names htpasswd files by their content.
+	// Policies: the conf names htpasswd files by their content.
 	return sameHtpasswds(a, b) && sameCACertificates(a, b) && sameUpstreams(a, b)
 }
 
@@ -198,7 +198,7 @@ func dynamicChanges(running, head *api.State, full bool) Push {
 	for _, name := range changedNames(runCerts, head.Certificates, func(c *api.Certificate) int64 { return c.Version }, full) {
 		p.Certificates = append(p.Certificates, *head.Certificates[name])
 	}
-	// Policies (issue 11): access lists and limits go with their servers' versions.
+	// Policies: access lists and limits go with their servers' versions.
 	p.Policies, p.DeletedPolicies = policyChanges(running, head, full)
 	if full {
 		return p

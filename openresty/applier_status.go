@@ -13,14 +13,14 @@ func (a *Applier) Status(ctx context.Context) api.Status {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	head := a.store.Head()
-	st := api.Status{Instance: a.instance, State: a.proxy.State(), Head: head.Revision, LastGood: a.lastGood, Rejected: a.rejected}
+	st := api.Status{Instance: a.instance, State: a.proxy.State(), Head: head.Revision, Rejected: a.rejected}
 	if a.running != nil {
 		st.Applied = a.running.Revision
 	}
+	// Every revision that applied is good as far as the applier knows: the rollback
+	// watcher, which decides from the fleet's counters, overlays its own view.
+	st.LastGood = st.Applied
 	st.InSync = st.Applied == st.Head
-	if a.watch != nil {
-		st.Watching = a.watch.revision
-	}
 	if a.last != nil {
 		last := *a.last
 		st.LastApply = &last

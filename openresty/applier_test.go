@@ -23,8 +23,6 @@ type fakeProxy struct {
 	reloads   int
 	pushes    []Push
 	rejectOn  string // a Test of a config containing this fails
-	counters  map[string]Counter
-	reads     int // Counters calls, so a test can wait for the watch's looks
 	restarted chan struct{}
 }
 
@@ -60,17 +58,6 @@ func (f *fakeProxy) Push(_ context.Context, _ int64, p Push) ([]api.SkippedObjec
 	defer f.mu.Unlock()
 	f.pushes = append(f.pushes, p)
 	return nil, nil
-}
-
-func (f *fakeProxy) Counters(context.Context, int64) (map[string]Counter, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.reads++
-	out := map[string]Counter{}
-	for k, v := range f.counters {
-		out[k] = v
-	}
-	return out, nil
 }
 
 func (f *fakeProxy) Restarted() <-chan struct{} { return f.restarted }
@@ -179,48 +166,4 @@ func TestApplierRejectsAndGoesOn(t *testing.T) {
 	}
 	fixed := mustWrite(t, s, shop("/", "/good"))
 	waitFor(t, "next good head", func() bool { return a.Status(context.Background()).Applied == fixed })
-}
-
-func TestApplierRollsBackUnhealthyRevision(t *testing.T) {
-	s := openStore(t)
-	p := &fakeProxy{restarted: make(chan struct{}), counters: map[string]Counter{}}
-	set := api.DefaultSettings()
-	set.RollbackWindow = "10s"
-	set.RollbackMinRequests = 10
-	mustWrite(t, s, api.Mutation{Kind: api.KindSettings, Settings: &set})
-	mustWrite(t, s, web(8001))
-	good := mustWrite(t, s, shop("/"))
-	a := startApplier(t, s, p)
-	waitFor(t, "first apply", func() bool { return a.Status(context.Background()).LastGood == good })
-	bad := mustWrite(t, s, web(8500))
-	waitFor(t, "watch", func() bool { return a.Status(context.Background()).Watching == bad })
-	looks := func(n int) func() bool { // n more reads of the counters than now
-		p.mu.Lock()
-		from := p.reads
-		p.mu.Unlock()
-		return func() bool { p.mu.Lock(); defer p.mu.Unlock(); return p.reads >= from+n }
-	}
-	waitFor(t, "the watch's baseline", looks(1))
-	p.mu.Lock()
-	// One client alone is not enough: it could have provoked the errors itself.
-	p.counters["web"] = Counter{Requests: 40, Errors: 38, Clients: 1}
-	p.mu.Unlock()
-	waitFor(t, "two looks at the counters", looks(2))
-	if s.Head().Revision != bad {
-		t.Fatalf("head = %d after 38 failures from one client, want %d", s.Head().Revision, bad)
-	}
-	p.mu.Lock()
-	p.counters["web"] = Counter{Requests: 40, Errors: 38, Clients: 3}
-	p.mu.Unlock()
-	waitFor(t, "automatic rollback", func() bool { return s.Head().Revision > bad })
-	rev, err := s.Revision(context.Background(), s.Head().Revision)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rev.Actor != api.ActorApplier || rev.RollbackOf != good || !strings.Contains(rev.Message, "38 of 40") {
-		t.Fatalf("rollback revision = %+v", rev)
-	}
-	if got := s.Head().Backends["web"].Endpoints[0].Port; got != 8001 {
-		t.Fatalf("port after rollback = %d, want 8001", got)
-	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// authView is a location's auth policy as the template writes it (policies, issue 11).
+// authView is a location's auth policy as the template writes it (policies).
 type authView struct {
 	// Realm and File are basic auth's realm and htpasswd file; File is empty without it.
 	Realm, File string

@@ -9,7 +9,7 @@ import (
 )
 
 // writeCACertificates writes every CA bundle to <prefix>/ca/<fingerprint>.pem unless it is
-// there already (policies, issue 11). nginx's master reads the files when it parses the
+// there already (policies). nginx's master reads the files when it parses the
 // conf (proxy_ssl_trusted_certificate, ssl_client_certificate), so they stay 0600 in a
 // 0700 directory like the certificates. Named by content, a file never changes under a
 // running nginx, and Render may write it before the conf that names it exists.

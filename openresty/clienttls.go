@@ -7,7 +7,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// clientTLSView is a server block's client certificate verification (policies, issue 11)
+// clientTLSView is a server block's client certificate verification (policies)
 // as the template writes it. ssl_verify_client and its companions are server-level in
 // nginx: the handshake is over before any location is chosen.
 type clientTLSView struct {

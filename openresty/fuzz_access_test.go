@@ -8,7 +8,7 @@ import (
 )
 
 // accessInput is every value of access lists, limits and the trusted proxy settings
-// (issue 11) that comes from a user. The CIDRs of lists reach Lua by a push, not the
+// that comes from a user. The CIDRs of lists reach Lua by a push, not the
 // conf; the bandwidth limits and the trusted proxies are directives. FuzzRenderAccess
 // extends FuzzRender's proof to them.
 type accessInput struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// authInput is every value of a location's auth policy (issue 11) that reaches nginx.conf
+// authInput is every value of a location's auth policy that reaches nginx.conf
 // or its Lua and comes from a user. FuzzRenderAuth extends FuzzRender's proof to them.
 type authInput struct {
 	realm, htpasswd, url, method, signin, header, redirect string

@@ -8,7 +8,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// clientTLSInput is every value of a server's clientTLS (issue 11) that comes from a user.
+// clientTLSInput is every value of a server's clientTLS that comes from a user.
 // FuzzRenderClientTLS extends FuzzRender's proof to them.
 type clientTLSInput struct {
 	ca, verify, errorPage string

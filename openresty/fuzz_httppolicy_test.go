@@ -7,7 +7,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// httpInput is every user value of the CORS and redirect policies (issue 11) that reaches
+// httpInput is every user value of the CORS and redirect policies that reaches
 // nginx.conf or its Lua. FuzzRenderHTTPPolicy extends FuzzRender's proof to them.
 type httpInput struct {
 	origin, method, header, expose, url, appRoot string

@@ -8,7 +8,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// proxyInput is every value of a location's proxy, retry and errors policies (issue 11)
+// proxyInput is every value of a location's proxy, retry and errors policies
 // that reaches nginx.conf and comes from a user. FuzzRenderProxy extends FuzzRender's
 // proof to them.
 type proxyInput struct {

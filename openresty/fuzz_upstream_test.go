@@ -8,7 +8,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// upstreamInput is every user value of the upstream policies (issue 11) that reaches
+// upstreamInput is every user value of the upstream policies that reaches
 // nginx.conf: a backend's CA bundle, server name and client certificate names, a
 // location's upstreamHost and forwardedPrefix, and the protocol.
 type upstreamInput struct {

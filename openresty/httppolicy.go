@@ -8,7 +8,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// CORS and redirects (policies, issue 11), as the template writes them.
+// CORS and redirects (policies), as the template writes them.
 
 // corsConf is a location's CORS policy as restyplane.cors reads it: origins are matched in
 // Lua, by a table lookup for exact ones and a prefix, suffix and one-label check for

@@ -66,9 +66,6 @@ func (in *Instance) Options() Options { return in.opts }
 // Prefix returns the instance directory.
 func (in *Instance) Prefix() string { return in.opts.Prefix }
 
-// SocketPath returns the path of the admin socket.
-func (in *Instance) SocketPath() string { return in.l.socket() }
-
 // State says whether the instance runs: stopped, starting, running, restarting or attached.
 func (in *Instance) State() string {
 	in.mu.Lock()

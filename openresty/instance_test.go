@@ -56,7 +56,7 @@ func TestStartWithoutConfAndRestartWithTheLastGoodOne(t *testing.T) {
 	if got := get(t, o.ProxyListen, "any.test", "/").status; got != 404 {
 		t.Fatalf("empty config answered %d, want 404", got)
 	}
-	fi, err := os.Stat(in.SocketPath())
+	fi, err := os.Stat(openresty.SocketPath(in.Prefix()))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("admin socket mode = %v, %v; want 0600", fi.Mode(), err)
 	}

@@ -28,13 +28,13 @@ type serverView struct {
 	// "location /" block: the Lua module creates an OpenSSL context for every block at
 	// every parse, and a thousand servers would pay for a thousand more.
 	CatchAll bool
-	// AuthLocations are the internal locations of the block's external auths (issue 11).
+	// AuthLocations are the internal locations of the block's external auths.
 	AuthLocations []*extAuthView
-	// ErrorLocations are the named locations of the block's error pages (issue 11).
+	// ErrorLocations are the named locations of the block's error pages.
 	ErrorLocations []errorPage
-	// ClientTLS is the block's client certificate verification (issue 11), nil without.
+	// ClientTLS is the block's client certificate verification, nil without.
 	ClientTLS *clientTLSView
-	// AppRoot is where a request for "/" is redirected (issue 11), "" for none.
+	// AppRoot is where a request for "/" is redirected, "" for none.
 	AppRoot string
 	// Default makes the block nginx's default_server, on HTTP and HTTPS: it holds the
 	// catch-all hostname, so it answers every Host (or none) that no block names.
@@ -62,21 +62,21 @@ type locationView struct {
 	DefaultHeaders []defaultHeader
 	// ClientHeaders are the ssl-client-* headers of the block's client verification.
 	ClientHeaders []defaultHeader
-	// Auth is the location's auth policy (issue 11), nil without one.
+	// Auth is the location's auth policy, nil without one.
 	Auth *authView
-	// Proxy is the location's body, retry and errors policy (issue 11), nil without one.
+	// Proxy is the location's body, retry and errors policy, nil without one.
 	Proxy *proxyView
-	// Up is how the backend is spoken to (issue 11); Mod is "proxy" or "grpc", the
+	// Up is how the backend is spoken to; Mod is "proxy" or "grpc", the
 	// module whose directives the block uses, and Pass the URL of its *_pass.
 	Up        upstreamView
 	Mod, Pass string
-	// Policy names the location's access lists and limits (issue 11), which the access
+	// Policy names the location's access lists and limits, which the access
 	// phase looks up in shared memory; empty without them.
 	Policy string
-	// LimitRate and LimitRateAfter are the answer's bandwidth limit (issue 11).
+	// LimitRate and LimitRateAfter are the answer's bandwidth limit.
 	LimitRate, LimitRateAfter string
 	// CORS is the JSON of the location's CORS policy for restyplane.cors, "" without one;
-	// Redirect makes the location answer with a redirect instead of proxying (issue 11).
+	// Redirect makes the location answer with a redirect instead of proxying.
 	CORS     string
 	Redirect *redirectView
 }
@@ -125,7 +125,7 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 		sv.ClientTLS = ct
 		sv.Redirect = sv.Redirect || ct.Redirect
 	}
-	// Redirects (issue 11): forceSSLRedirect redirects with or without a certificate of
+	// Redirects: forceSSLRedirect redirects with or without a certificate of
 	// the block's own; the first server (by name) with an appRoot sets it.
 	for _, s := range servers {
 		sv.Redirect = sv.Redirect || s.ForceSSLRedirect

@@ -52,7 +52,8 @@ type Options struct {
 	// counted in the pushed version's epoch, and the next Counters of that epoch return
 	// them instead of reading again. An agent reports the counters after every apply:
 	// the second round trip into a worker cost every agent and its nginx CPU on every
-	// change. serve leaves it off: its applier watches and moves the epoch itself.
+	// change. serve leaves it off: its rollback watcher reads the counters and moves the epoch
+	// itself.
 	CountersWithPush bool
 	// Logger receives the supervisor's messages (with nginx's last stderr lines when it
 	// exits); nil discards them.

@@ -15,7 +15,7 @@ import (
 )
 
 // LocationPolicy is a location's access lists and counted limits as the Lua access phase
-// reads them (policies, issue 11). The conf names it by Name and holds nothing else of it,
+// reads them (policies). The conf names it by Name and holds nothing else of it,
 // so a change of list or rate is a push, not a reload. CIDRs travel pre-encoded (see
 // encodeCIDR), so that Lua never parses an address.
 type LocationPolicy struct {

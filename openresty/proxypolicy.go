@@ -8,7 +8,7 @@ import (
 )
 
 // proxyView is a location's body, buffering and retry policy as the template writes it
-// (policies, issue 11). Every string is of api's grammars and quoted by the template.
+// (policies). Every string is of api's grammars and quoted by the template.
 type proxyView struct {
 	BodySize, ClientBodyBufferSize string
 	Buffering, RequestBuffering    string

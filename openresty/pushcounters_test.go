@@ -59,8 +59,8 @@ func TestPushAnswerCarriesBackendCounters(t *testing.T) {
 	})
 }
 
-// Without CountersWithPush (serve's own instance, whose applier moves the epoch as it
-// watches) a push leaves the counting epoch alone and Counters always reads.
+// Without CountersWithPush (serve's own instance, whose rollback watcher reads the
+// counters and moves the epoch) a push leaves the counting epoch alone and Counters always reads.
 func TestPushWithoutCountersLeavesEpoch(t *testing.T) {
 	up := startUpstream(t, "a", 0)
 	b := backend("web", up)

@@ -9,7 +9,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Upstream protocols (policies, issue 11). Each protocol, and each TLS policy, has an
+// Upstream protocols (policies). Each protocol, and each TLS policy, has an
 // upstream block of its own, all balanced by the same Lua balancer: nginx keeps idle
 // upstream connections per block and matches them by address alone, so a plain HTTP/1.1
 // request must never be handed a kept TLS or HTTP/2 connection to the same endpoint, nor

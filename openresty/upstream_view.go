@@ -9,7 +9,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// withUpstream sets how a location speaks to its backend (policies, issue 11): the module
+// withUpstream sets how a location speaks to its backend (policies): the module
 // and scheme of its protocol, and the Host and X-Forwarded-Prefix headers it sends.
 func withUpstream(v *locationView, l *api.Location, u upstreamView) {
 	if u.Block == "" {

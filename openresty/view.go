@@ -19,13 +19,13 @@ type confView struct {
 	TLSPort    int
 	HashBucket int
 	Servers    []serverView
-	// WWW are the www redirect blocks (issue 11).
+	// WWW are the www redirect blocks.
 	WWW         []wwwView
 	LuaPathFull string
 	Upstream    string
 	// Upstreams are the upstream blocks the locations pass to, one per protocol used.
 	Upstreams []string
-	// RealIP is the trusted proxies and their header (issue 11), nil without them.
+	// RealIP is the trusted proxies and their header, nil without them.
 	RealIP *realIPView
 	// CatchAll says that one of Servers is the default server; without one, a block of
 	// its own answers every Host no server names with 404. PlainHosts are the names of
@@ -90,18 +90,18 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 			}
 		}
 	}
-	// Policies (issue 11): the htpasswd files the locations' basic auth reads.
+	// Policies: the htpasswd files the locations' basic auth reads.
 	files, err := htpasswdFiles(opts.workers(), cfg.Htpasswds)
 	if err != nil {
 		return nil, err
 	}
-	// Policies (issue 11): how each backend that is not plain HTTP is spoken to.
+	// Policies: how each backend that is not plain HTTP is spoken to.
 	ups, err := upstreamsOf(l, cfg)
 	if err != nil {
 		return nil, err
 	}
 	blocks := map[string]bool{upstreamName: true}
-	// Policies (issue 11): the CA files of client certificate verification.
+	// Policies: the CA files of client certificate verification.
 	cas, err := caFiles(l, cfg.CACertificates)
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 		for _, x := range sv.AuthLocations {
 			addressAuth(x, opts.AuthAddrs)
 		}
-		resolveErrors(&sv, ups) // policies (issue 11)
+		resolveErrors(&sv, ups) // policies
 		if err := resolveClientTLS(&sv, caFile); err != nil {
 			return nil, &serverError{sv.Name, err}
 		}
@@ -132,7 +132,7 @@ func newConfView(cfg api.Config, opts RenderOptions) (*confView, error) {
 		for _, l := range sv.Locations {
 			blocks[l.Up.Block] = true
 		}
-		for _, e := range sv.ErrorLocations { // policies (issue 11)
+		for _, e := range sv.ErrorLocations { // policies
 			blocks[e.Up.Up.Block] = true
 		}
 	}

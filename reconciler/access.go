@@ -8,7 +8,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Access and limit annotations (policies, issue 11): allow and deny lists of client
+// Access and limit annotations (policies): allow and deny lists of client
 // addresses, and rate, connection and bandwidth limits per client address, with an exempt
 // list. Past a limit an Ingress's route answers 503, ingress-nginx's default
 // (limit-req-status-code), where a REST-made one answers 429.

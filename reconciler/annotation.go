@@ -38,20 +38,20 @@ type annotations struct {
 	sslRedirect bool
 	// ignored are the annotations the Ingress is served without, as "name: why".
 	ignored []string
-	// Policies (issue 11): authAnn is what the auth annotations say; auth is the policy
+	// Policies: authAnn is what the auth annotations say; auth is the policy
 	// the Ingress's locations get, its htpasswd named once planAuth read the Secret.
 	authAnn authAnnotations
 	auth    *api.LocationAuth
 	// clientTLS is what auth-tls-* ask of the Ingress's hosts, its CA not yet named.
 	clientTLS *api.ClientTLS
-	// up is what the upstream annotations ask for (issue 11), see upstream.go.
+	// up is what the upstream annotations ask for, see upstream.go.
 	up upstreamAnnotations
-	// access and limits are the access lists and limits per client address (issue 11).
+	// access and limits are the access lists and limits per client address.
 	access *api.AccessPolicy
 	limits *api.LocationLimits
-	// http is what the CORS, redirect and upstream HTTP annotations ask (issue 11).
+	// http is what the CORS, redirect and upstream HTTP annotations ask.
 	http httpAnnotations
-	// pol is what the body, retry, errors and matching annotations say (issue 11).
+	// pol is what the body, retry, errors and matching annotations say.
 	pol proxyAnnotations
 }
 
@@ -131,7 +131,7 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 			return a, fmt.Errorf("annotation ssl-redirect: %q is not true or false", v)
 		}
 	}
-	// Policies (issue 11): auth.
+	// Policies: auth.
 	if a.authAnn, err = parseAuth(get); err != nil {
 		return a, err
 	}
@@ -139,19 +139,19 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 	if a.clientTLS, err = parseClientTLS(get); err != nil { // client certificates
 		return a, err
 	}
-	// Policies (issue 11): access lists and limits.
+	// Policies: access lists and limits.
 	if a.access, err = parseAccess(get); err != nil {
 		return a, err
 	}
 	if a.limits, err = parseLimits(get, &a.ignored); err != nil {
 		return a, err
 	}
-	// Policies (issue 11): CORS, redirects, upstream HTTP.
+	// Policies: CORS, redirects, upstream HTTP.
 	if a.http, err = parseHTTPPolicies(get); err != nil {
 		return a, err
 	}
 	a.ignored = append(a.ignored, a.http.ignored...)
-	// Policies (issue 11): bodies, buffering, retries, error pages and matching.
+	// Policies: bodies, buffering, retries, error pages and matching.
 	if a.pol, err = parseProxyAnnotations(get); err != nil {
 		return a, err
 	}

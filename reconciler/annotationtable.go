@@ -47,15 +47,15 @@ const (
 	whyNotImpl  = "not implemented; the Ingress is served without it"
 	whyGlobal   = "not implemented per Ingress; restyplane's settings apply"
 	whyUnknownR = "unknown restyplane.io annotation: a typo would otherwise be ignored silently"
-	// whyCIDRs (issue 11): how access list annotations are read.
+	// whyCIDRs: how access list annotations are read.
 	whyCIDRs = "comma-separated IPv4/IPv6 CIDRs or addresses, strictly parsed (no bits past the prefix length); the client address is the trusted proxy's header only where settings name trusted proxies"
-	// whyAuthCache (issue 11): caching auth answers is not implemented safely yet.
+	// whyAuthCache: caching auth answers is not implemented safely yet.
 	whyAuthCache = "caching auth answers is not implemented: its key is nginx variable text written by users (raw nginx), and a cached allow outlives a revoked login"
 )
 
 // annotationTable classifies every ingress-nginx annotation restyplane knows, by name
 // without prefix; the same names under restyplane.io/ mean the same. Honoured ones are read
-// by parseAnnotations. Moving an annotation to honoured (issue 11) is changing its row here
+// by parseAnnotations. Moving an annotation to honoured is changing its row here
 // and reading it there; the README's table is checked against this one by a test.
 var annotationTable = map[string]annotationRule{
 	// Honoured: read by parseAnnotations.
@@ -65,7 +65,7 @@ var annotationTable = map[string]annotationRule{
 	"canary-by-header-value": honoured(""), "canary-by-cookie": honoured(""),
 	"rewrite-target": honoured("a plain path, no capture groups"), "proxy-connect-timeout": honoured(""),
 	"proxy-read-timeout": honoured(""), "proxy-send-timeout": honoured(""), "ssl-redirect": honoured("308 to HTTPS on the Ingress's TLS hosts, true unless set false"),
-	// Policies (issue 11): upstream protocol and host, read by parseUpstream.
+	// Policies: upstream protocol and host, read by parseUpstream.
 	"backend-protocol": {verdict: api.VerdictHonoured, why: "HTTP, HTTPS, GRPC or GRPCS; AJP and FCGI are refused (HTTP and gRPC only)",
 		refuseValue: func(v string) string {
 			if p := strings.ToUpper(strings.TrimSpace(v)); p == "AJP" || p == "FCGI" {
@@ -79,14 +79,14 @@ var annotationTable = map[string]annotationRule{
 	"x-forwarded-prefix": honoured("a plain path"), "service-upstream": honoured("the Service's cluster IP instead of its endpoints"),
 
 	// Refused: they restrict access or protect traffic, and are not implemented.
-	// Policies (issue 11): basic and external auth, read by parseAuth.
+	// Policies: basic and external auth, read by parseAuth.
 	"auth-type": honoured("basic (digest is refused)"), "auth-secret": honoured("an Opaque Secret of the Ingress's own namespace; another namespace's is refused"),
 	"auth-secret-type": honoured("auth-file or auth-map"), "auth-realm": honoured(""),
 	"auth-url": honoured("http(s)://host[:port][/path], no nginx variables"), "auth-method": honoured(""),
 	"auth-signin":           honoured("a 401 redirects there with rd=<the original URL>; no nginx variables"),
 	"auth-response-headers": honoured(""), "auth-request-redirect": honoured("sent as X-Auth-Request-Redirect"),
 	"auth-cache-key": refused(whyAuthCache), "auth-cache-duration": refused(whyAuthCache),
-	// Policies (issue 11): CORS, redirects and upstream HTTP, read by parseHTTPPolicies.
+	// Policies: CORS, redirects and upstream HTTP, read by parseHTTPPolicies.
 	"enable-cors":        honoured("a preflight is answered 204 by the proxy; other requests get the CORS headers on the upstream's answer"),
 	"cors-allow-origin":  honoured("*, or origins http(s)://host[:port], a host may start with *. for one subdomain label"),
 	"cors-allow-methods": honoured(""), "cors-allow-headers": honoured("header names (letters, digits, '-')"),
@@ -103,13 +103,13 @@ var annotationTable = map[string]annotationRule{
 	"auth-signin-redirect-param": refused(whyAccess), "auth-always-set-cookie": refused(whyAccess),
 	"auth-keepalive": refused(whyAccess), "auth-keepalive-requests": refused(whyAccess), "auth-keepalive-timeout": refused(whyAccess),
 	"auth-keepalive-share-vars": refused(whyAccess),
-	// Policies (issue 11): client certificates, read by parseClientTLS.
+	// Policies: client certificates, read by parseClientTLS.
 	"auth-tls-secret":        honoured("a Secret's ca.crt (kubernetes.io/tls or Opaque) of the Ingress's own namespace; every Ingress of a host must ask the same, and the host needs a TLS entry"),
 	"auth-tls-verify-client": honoured("on, optional, optional_no_ca or off"), "auth-tls-verify-depth": honoured("1-10"),
 	"auth-tls-error-page":                   honoured("a 302 to an http(s) URL, no nginx variables"),
 	"auth-tls-pass-certificate-to-upstream": honoured("ssl-client-cert, URL-escaped PEM; ssl-client-verify and the DNs are always sent"),
 	"auth-tls-match-cn":                     refused(whyAccess),
-	// Policies (issue 11): access lists and limits, read by parseAccess and parseLimits.
+	// Policies: access lists and limits, read by parseAccess and parseLimits.
 	"whitelist-source-range": honoured(whyCIDRs), "allowlist-source-range": honoured(whyCIDRs),
 	"denylist-source-range": honoured(whyCIDRs), "satisfy": refused(whyAccess),
 	"limit-connections":      honoured("concurrent requests per client address; 503 past it"),
@@ -131,7 +131,7 @@ var annotationTable = map[string]annotationRule{
 	"configuration-snippet": refused(whySnippet), "server-snippet": refused(whySnippet), "auth-snippet": refused(whySnippet),
 	"stream-snippet": refused(whySnippet), "modsecurity-snippet": refused(whySnippet),
 
-	// Policies (issue 11): bodies, buffering, retries, error pages and matching, read by
+	// Policies: bodies, buffering, retries, error pages and matching, read by
 	// parseProxyAnnotations.
 	"proxy-body-size": honoured("nginx size (10m; 0 is no limit); a larger body is answered 413"), "client-body-buffer-size": honoured(""),
 	"proxy-buffering": honoured("on or off"), "proxy-buffers-number": honoured("3-1024 buffers of proxy-buffer-size (4k if unset)"),
@@ -163,14 +163,14 @@ var annotationTable = map[string]annotationRule{
 	"session-cookie-conditional-samesite-none": ignored(whyNotImpl), "session-cookie-expires": ignored(whyNotImpl),
 	"session-cookie-max-age": ignored(whyNotImpl), "session-cookie-secure": ignored(whyNotImpl),
 	"session-cookie-change-on-failure": ignored(whyNotImpl),
-	// In ingress-nginx's annotation list (issue 11): metrics to InfluxDB, which restyplane
+	// In ingress-nginx's annotation list: metrics to InfluxDB, which restyplane
 	// does not send; its own metrics are on /metrics.
 	"enable-influxdb": ignored(whyInflux), "influxdb-measurement": ignored(whyInflux), "influxdb-port": ignored(whyInflux),
 	"influxdb-host": ignored(whyInflux), "influxdb-server-name": ignored(whyInflux),
 	"proxy-busy-buffers-size": ignored("restyplane sets it to proxy-buffer-size, which keeps nginx's sizes consistent"),
 }
 
-// whyInflux (issue 11): ingress-nginx's InfluxDB module is not part of restyplane.
+// whyInflux: ingress-nginx's InfluxDB module is not part of restyplane.
 const whyInflux = "metrics are not sent to InfluxDB; restyplane's metrics are on /metrics"
 
 // securityWords mark an unknown ingress-nginx annotation as one that may restrict access

@@ -16,29 +16,29 @@ func TestClassify(t *testing.T) {
 		want        string
 	}{
 		{"load-balance", "ewma", false, api.VerdictHonoured},
-		{"auth-url", "http://auth/verify", false, api.VerdictHonoured},       // policies (issue 11)
-		{"auth-type", "basic", false, api.VerdictHonoured},                   // policies (issue 11)
-		{"whitelist-source-range", "10.0.0.0/8", false, api.VerdictHonoured}, // policies (issue 11)
-		{"denylist-source-range", "10.0.0.0/8", false, api.VerdictHonoured},  // policies (issue 11)
-		{"auth-tls-verify-client", "on", false, api.VerdictHonoured},         // policies (issue 11)
+		{"auth-url", "http://auth/verify", false, api.VerdictHonoured},       // policies
+		{"auth-type", "basic", false, api.VerdictHonoured},                   // policies
+		{"whitelist-source-range", "10.0.0.0/8", false, api.VerdictHonoured}, // policies
+		{"denylist-source-range", "10.0.0.0/8", false, api.VerdictHonoured},  // policies
+		{"auth-tls-verify-client", "on", false, api.VerdictHonoured},         // policies
 		{"auth-tls-match-cn", "CN=alice", false, api.VerdictRefused},
-		{"backend-protocol", "HTTPS", false, api.VerdictHonoured}, // policies (issue 11)
+		{"backend-protocol", "HTTPS", false, api.VerdictHonoured}, // policies
 		{"backend-protocol", "GRPC", false, api.VerdictHonoured},
 		{"backend-protocol", "AJP", false, api.VerdictRefused},
 		{"backend-protocol", "fcgi", false, api.VerdictRefused},
 		{"backend-protocol", "http", false, api.VerdictHonoured},
-		{"limit-rps", "5", false, api.VerdictHonoured}, // policies (issue 11)
+		{"limit-rps", "5", false, api.VerdictHonoured}, // policies
 		{"global-rate-limit", "5", false, api.VerdictRefused},
 		{"proxy-ssl-verify", "on", false, api.VerdictHonoured},
 		{"proxy-ssl-verify-depth", "2", false, api.VerdictRefused},
 		{"satisfy", "any", false, api.VerdictRefused},
 		{"enable-modsecurity", "true", false, api.VerdictRefused},
 		{"enable-modsecurity", "false", false, api.VerdictIgnored},
-		{"force-ssl-redirect", "true", false, api.VerdictHonoured}, // policies (issue 11)
+		{"force-ssl-redirect", "true", false, api.VerdictHonoured}, // policies
 		{"ssl-passthrough", "true", false, api.VerdictRefused},
 		{"configuration-snippet", "return 200;", false, api.VerdictRefused},
 		{"some-new-snippet", "x", false, api.VerdictRefused},
-		{"proxy-body-size", "50m", false, api.VerdictHonoured}, // policies (issue 11)
+		{"proxy-body-size", "50m", false, api.VerdictHonoured}, // policies
 		{"server-alias", "www.example.com", false, api.VerdictHonoured},
 		{"enable-influxdb", "true", false, api.VerdictIgnored},
 		{"enable-cors", "true", false, api.VerdictHonoured},

@@ -9,7 +9,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Auth annotations (policies, issue 11): basic auth from an htpasswd Secret, external auth
+// Auth annotations (policies): basic auth from an htpasswd Secret, external auth
 // by subrequest. The Secret of auth-secret is an Opaque Secret of the Ingress's own
 // namespace, with the htpasswd file under the key "auth" (auth-secret-type auth-file, the
 // default) or one key per user whose value is the hash (auth-map).

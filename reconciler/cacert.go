@@ -2,9 +2,11 @@ package reconciler
 
 import (
 	"github.com/restyplane/restyplane/api"
+	"maps"
+	"slices"
 )
 
-// The caCertificate objects of a translation (policies, issue 11): those the applied
+// The caCertificate objects of a translation (policies): those the applied
 // Ingresses' plans made, written before the backends and servers that name them and
 // deleted after them.
 
@@ -24,7 +26,7 @@ func (m *merge) addCACertificates(plans []*plan) {
 // caMutations writes the translation's CA bundles that differ from head's.
 func caMutations(t *Translation, head *api.State) []api.Mutation {
 	var muts []api.Mutation
-	for _, n := range sortedKeys(t.CACertificates) {
+	for _, n := range slices.Sorted(maps.Keys(t.CACertificates)) {
 		c := t.CACertificates[n]
 		if cur := head.CACertificates[n]; cur == nil || cur.Cert != c.Cert || cur.Source != c.Source {
 			muts = append(muts, api.Mutation{Kind: api.KindCACertificate, Name: n, CACertificate: c})
@@ -37,7 +39,7 @@ func caMutations(t *Translation, head *api.State) []api.Mutation {
 // a REST object still names one.
 func caDeletes(t *Translation, head *api.State, used map[api.Ref]bool) []api.Mutation {
 	var muts []api.Mutation
-	for _, n := range sortedKeys(head.CACertificates) {
+	for _, n := range slices.Sorted(maps.Keys(head.CACertificates)) {
 		if head.CACertificates[n].Source.Kind == api.SourceKubernetes && t.CACertificates[n] == nil && !used[api.Ref{Kind: api.KindCACertificate, Name: n}] {
 			muts = append(muts, api.Mutation{Kind: api.KindCACertificate, Name: n, Delete: true})
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// CA bundles from Secrets (policies, issue 11). An annotation that names a Secret for its
+// CA bundles from Secrets (policies). An annotation that names a Secret for its
 // ca.crt (proxy-ssl-secret; auth-tls-secret) makes a caCertificate object of it, named
 // for the Secret's namespace and name and owned by it, like a TLS Secret's certificate.
 // The Secret may be of type kubernetes.io/tls or Opaque; it must be of the Ingress's own

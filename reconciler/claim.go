@@ -41,12 +41,12 @@ func reservedBy(head *api.State) reserved {
 			r.names[api.Ref{Kind: api.KindCertificate, Name: n}] = true
 		}
 	}
-	for n, h := range head.Htpasswds { // policies (issue 11)
+	for n, h := range head.Htpasswds { // policies
 		if h.Source.Kind != api.SourceKubernetes {
 			r.names[api.Ref{Kind: api.KindHtpasswd, Name: n}] = true
 		}
 	}
-	for n, c := range head.CACertificates { // policies (issue 11)
+	for n, c := range head.CACertificates { // policies
 		if c.Source.Kind != api.SourceKubernetes {
 			r.names[api.Ref{Kind: api.KindCACertificate, Name: n}] = true
 		}

@@ -15,7 +15,7 @@ import (
 // clients are the part of the Kubernetes API the reconciler speaks: the typed clients of the
 // four groups it reads or writes. client-go's full clientset has fifty more, and with the
 // informer factory they were more than a quarter of the compile time of restyplane's
-// first build (issue 12).
+// first build.
 type clients struct {
 	core         corev1client.CoreV1Interface
 	networking   networkingv1client.NetworkingV1Interface

@@ -8,7 +8,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Client certificate annotations (policies, issue 11): auth-tls-secret names a Secret of
+// Client certificate annotations (policies): auth-tls-secret names a Secret of
 // the Ingress's own namespace whose ca.crt client certificates must chain to (see
 // casecret.go); the others tune the verification. nginx verifies in the TLS handshake,
 // per server block, so the policy is the host's: every Ingress routing on a host must

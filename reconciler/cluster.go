@@ -26,7 +26,7 @@ import (
 const (
 	byService = "service"
 	bySecret  = "secret"
-	// byAuthSecret indexes the Opaque Secrets of auth-secret (policies, issue 11).
+	// byAuthSecret indexes the Opaque Secrets of auth-secret (policies).
 	byAuthSecret = "authsecret"
 	// byCASecret indexes the Secrets, TLS or Opaque, whose ca.crt an annotation names.
 	byCASecret = "casecret"
@@ -43,7 +43,7 @@ type cluster struct {
 	ingresses networkinglisters.IngressLister
 	services  corelisters.ServiceLister
 	secrets   corelisters.SecretLister
-	// authSecrets lists Opaque Secrets, which basic auth's htpasswd comes in (issue 11).
+	// authSecrets lists Opaque Secrets, which basic auth's htpasswd comes in.
 	authSecrets corelisters.SecretLister
 	slices      cache.Indexer
 	ingIndex    cache.Indexer
@@ -66,7 +66,7 @@ func newCluster(client *clients, controller string, enqueue func()) (*cluster, e
 		cache.Indexers{byService: sliceService})
 	// Only TLS Secrets are watched: the reconciler has no business with the others.
 	secretInf := addInformer(c, &corev1.Secret{}, client.core.Secrets(all), "type="+string(corev1.SecretTypeTLS), nil)
-	// Policies (issue 11): Opaque Secrets too, of which only those an Ingress's
+	// Policies: Opaque Secrets too, of which only those an Ingress's
 	// auth-secret names in its own namespace are ever read.
 	authInf := addInformer(c, &corev1.Secret{}, client.core.Secrets(all), "type="+string(corev1.SecretTypeOpaque), nil)
 	for _, inf := range c.informers {
@@ -249,7 +249,7 @@ func (c *cluster) snapshotOf(ings []*networkingv1.Ingress, cache *translationCac
 				snap.Secrets[ing.Namespace+"/"+t.SecretName] = s
 			}
 		}
-		// Policies (issue 11): the auth Secret, only ever of the Ingress's namespace.
+		// Policies: the auth Secret, only ever of the Ingress's namespace.
 		for _, key := range authSecretKeys(ing) {
 			ns, name, _ := strings.Cut(key, "/")
 			s, err := c.authSecrets.Secrets(ns).Get(name)
@@ -328,7 +328,7 @@ func ingressServiceKeys(ing *networkingv1.Ingress) []string {
 			add(&r.HTTP.Paths[i].Backend)
 		}
 	}
-	return append(keys, errorServiceKeys(ing)...) // policies (issue 11)
+	return append(keys, errorServiceKeys(ing)...) // policies
 }
 
 func ingressServices(obj any) ([]string, error) {
@@ -351,7 +351,7 @@ func ingressSecrets(obj any) ([]string, error) {
 	return keys, nil
 }
 
-// ingressAuthSecrets indexes an Ingress by its auth Secret (policies, issue 11).
+// ingressAuthSecrets indexes an Ingress by its auth Secret (policies).
 func ingressAuthSecrets(obj any) ([]string, error) {
 	ing, ok := obj.(*networkingv1.Ingress)
 	if !ok {
@@ -360,7 +360,7 @@ func ingressAuthSecrets(obj any) ([]string, error) {
 	return authSecretKeys(ing), nil
 }
 
-// ingressCASecrets indexes an Ingress by the Secrets whose ca.crt it uses (issue 11).
+// ingressCASecrets indexes an Ingress by the Secrets whose ca.crt it uses.
 func ingressCASecrets(obj any) ([]string, error) {
 	ing, ok := obj.(*networkingv1.Ingress)
 	if !ok {

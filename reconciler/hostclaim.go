@@ -3,6 +3,8 @@ package reconciler
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -41,7 +43,7 @@ type hostOwners struct {
 // ownHosts applies the rule to the Ingresses, sorted oldest first.
 func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, head *api.State) *hostOwners {
 	o := &hostOwners{held: map[string]api.HostnameClaim{}, rest: map[string]string{}}
-	for _, n := range sortedKeys(head.Servers) {
+	for _, n := range slices.Sorted(maps.Keys(head.Servers)) {
 		if srv := head.Servers[n]; srv.Source.Kind != api.SourceKubernetes {
 			for _, h := range srv.Hostnames {
 				if _, ok := o.rest[h]; !ok {
@@ -61,7 +63,7 @@ func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, h
 			named[ing.Namespace+" "+h] = true
 		}
 	}
-	for _, h := range sortedKeys(held) {
+	for _, h := range slices.Sorted(maps.Keys(held)) {
 		c := held[h]
 		if c.How == api.HostnameClaimed && !named[c.Namespace+" "+h] {
 			o.releases = append(o.releases, c)
@@ -119,7 +121,7 @@ func hostPhrase(h string) string {
 }
 
 // claimedHosts are the hostnames an Ingress claims for its namespace: its hosts and its
-// server-alias names (policies, issue 11), which are hostnames like any other.
+// server-alias names (policies), which are hostnames like any other.
 func claimedHosts(ing *networkingv1.Ingress) []string {
 	return append(ingressHosts(ing), ingressAliases(ing)...)
 }

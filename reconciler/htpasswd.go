@@ -2,12 +2,14 @@ package reconciler
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/restyplane/restyplane/api"
 )
 
-// The htpasswd objects of basic auth (policies, issue 11): made from an Ingress's auth
+// The htpasswd objects of basic auth (policies): made from an Ingress's auth
 // Secret when it is planned, put into the translation for the servers that name them, and
 // written before those servers and deleted after them.
 
@@ -28,7 +30,7 @@ func (p *plan) planAuth(snap *Snapshot) error {
 	}
 	var content string
 	if a.secretType == "auth-map" {
-		users := sortedKeys(s.Data)
+		users := slices.Sorted(maps.Keys(s.Data))
 		for _, u := range users {
 			content += u + ":" + strings.TrimSpace(string(s.Data[u])) + "\n"
 		}
@@ -79,7 +81,7 @@ func (m *merge) addHtpasswds(plans []*plan) {
 // htpasswdDeletes deletes the kubernetes-owned ones it no longer has, after the servers.
 func htpasswdMutations(t *Translation, head *api.State) []api.Mutation {
 	var muts []api.Mutation
-	for _, n := range sortedKeys(t.Htpasswds) {
+	for _, n := range slices.Sorted(maps.Keys(t.Htpasswds)) {
 		h := t.Htpasswds[n]
 		if cur := head.Htpasswds[n]; cur == nil || cur.Content != h.Content || cur.Source != h.Source {
 			muts = append(muts, api.Mutation{Kind: api.KindHtpasswd, Name: n, Htpasswd: h})
@@ -90,7 +92,7 @@ func htpasswdMutations(t *Translation, head *api.State) []api.Mutation {
 
 func htpasswdDeletes(t *Translation, head *api.State, used map[api.Ref]bool) []api.Mutation {
 	var muts []api.Mutation
-	for _, n := range sortedKeys(head.Htpasswds) {
+	for _, n := range slices.Sorted(maps.Keys(head.Htpasswds)) {
 		if head.Htpasswds[n].Source.Kind == api.SourceKubernetes && t.Htpasswds[n] == nil && !used[api.Ref{Kind: api.KindHtpasswd, Name: n}] {
 			muts = append(muts, api.Mutation{Kind: api.KindHtpasswd, Name: n, Delete: true})
 		}

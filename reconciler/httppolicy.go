@@ -8,7 +8,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// CORS, redirect and upstream HTTP annotations (policies, issue 11).
+// CORS, redirect and upstream HTTP annotations (policies).
 
 // httpAnnotations is what they ask for: CORS and a redirect on every location of the
 // Ingress; app root, forced HTTPS and the www redirect on each of its hosts' servers.

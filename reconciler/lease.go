@@ -21,7 +21,7 @@ const leaseJitter = 1.2
 // (tools/leaderelection) over its LeaseLock, ported for the Lease alone. That package also
 // holds Kubernetes 1.31's coordinated election, which imports client-go's informers of
 // every API group and the full clientset, together more than a quarter of the compile
-// time of restyplane's first build (issue 12).
+// time of restyplane's first build.
 type leaseLock struct {
 	leases        coordinationv1client.LeaseInterface
 	name          string

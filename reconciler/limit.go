@@ -3,7 +3,9 @@ package reconciler
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/restyplane/restyplane/api"
@@ -31,7 +33,7 @@ func checkLimits(hosts []string, routes []route) error {
 	for _, r := range routes {
 		perHost[r.host]++
 	}
-	for _, h := range sortedKeys(perHost) {
+	for _, h := range slices.Sorted(maps.Keys(perHost)) {
 		if n := perHost[h]; n > api.MaxLocations {
 			return fmt.Errorf("%w: %d paths on host %s, more than the %d locations a host holds", errLimit, n, h, api.MaxLocations)
 		}

@@ -2,6 +2,8 @@ package reconciler
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -19,7 +21,7 @@ type merge struct {
 	// balancedBy and canaryBy record which Ingress set a backend's balancing and canary.
 	balancedBy map[string]*networkingv1.Ingress
 	canaryBy   map[string]*networkingv1.Ingress
-	// owners says who holds each hostname, for the www redirects (issue 11).
+	// owners says who holds each hostname, for the www redirects.
 	owners *hostOwners
 	// aliasOf is the host each applied server-alias serves with (addAliases).
 	aliasOf map[string]string
@@ -37,11 +39,11 @@ type hostBuild struct {
 	source *networkingv1.Ingress // the oldest Ingress routing on the host
 	claims []*claim
 	tls    *api.ServerTLS
-	// clientTLS is the oldest Ingress's client verification (issue 11); the others agree.
+	// clientTLS is the oldest Ingress's client verification; the others agree.
 	clientTLS *api.ClientTLS
-	// policy is the host's server redirects (issue 11), see hostPolicies.
+	// policy is the host's server redirects, see hostPolicies.
 	policy hostPolicy
-	// aliases are server-alias hostnames served with the host (issue 11).
+	// aliases are server-alias hostnames served with the host.
 	aliases []string
 }
 
@@ -57,7 +59,7 @@ func (m *merge) takenName(p *plan) string {
 			return "certificate " + n
 		}
 	}
-	for n := range p.htpasswds { // policies (issue 11)
+	for n := range p.htpasswds { // policies
 		if m.res.names[api.Ref{Kind: api.KindHtpasswd, Name: n}] {
 			return "htpasswd " + n
 		}
@@ -130,9 +132,9 @@ func (m *merge) claimRoutes(p *plan, routes []route, fallback bool) {
 			m.hosts[r.host] = hb
 		}
 		hb.claims = append(hb.claims, c)
-		m.hostPolicies(hb, p, r.host) // policies (issue 11)
+		m.hostPolicies(hb, p, r.host) // policies
 		m.addBackend(p, r.loc.Backend)
-		if r.loc.Errors != nil { // policies (issue 11)
+		if r.loc.Errors != nil { // policies
 			m.addBackend(p, r.loc.Errors.Backend)
 		}
 		rep.Applied = true
@@ -170,7 +172,7 @@ func balancing(b *api.Backend) string {
 	if b.Affinity != nil {
 		s += ", affinity cookie " + b.Affinity.Cookie
 	}
-	if b.Protocol != "" { // policies (issue 11)
+	if b.Protocol != "" { // policies
 		s += ", protocol " + b.Protocol
 		if t := b.UpstreamTLS; t != nil {
 			s += fmt.Sprintf(" (verify %t, ca %q, name %q, sni %t, client certificate %q)", t.Verify, t.CACertificate, t.ServerName, t.SNI, t.ClientCertificate)
@@ -214,7 +216,7 @@ func (m *merge) attachCanary(p *plan) {
 		m.t.Backends[main.Name] = &split
 		m.canaryBy[main.Name] = p.ing
 		m.addBackend(p, want.Backend)
-		// The canary speaks to its endpoints as the main backend does (issue 11).
+		// The canary speaks to its endpoints as the main backend does.
 		if cb := m.t.Backends[want.Backend]; cb != nil && !api.SameUpstream(cb, main) {
 			same := *cb
 			same.Protocol, same.UpstreamTLS = main.Protocol, main.UpstreamTLS
@@ -234,7 +236,7 @@ func (m *merge) chooseTLS(mains []*plan) {
 			}
 		}
 	}
-	for _, host := range sortedKeys(byHost) {
+	for _, host := range slices.Sorted(maps.Keys(byHost)) {
 		hb, ps := m.hosts[host], byHost[host]
 		by := ps[0]
 		cert := by.tls[host]
@@ -253,7 +255,7 @@ func (m *merge) chooseTLS(mains []*plan) {
 // buildServers makes one server per host, its locations sorted so that the same cluster
 // always writes the same bytes.
 func (m *merge) buildServers() {
-	for _, host := range sortedKeys(m.hosts) {
+	for _, host := range slices.Sorted(maps.Keys(m.hosts)) {
 		hb := m.hosts[host]
 		srv := &api.Server{Name: serverName(host), Hostnames: append([]string{host}, hb.aliases...), TLS: hb.tls,
 			Locations: make([]api.Location, 0, len(hb.claims)), Source: sourceOf(hb.source)}
@@ -261,7 +263,7 @@ func (m *merge) buildServers() {
 			c := *hb.clientTLS // the plan's is shared with the cache
 			srv.ClientTLS = &c
 		}
-		m.serverPolicies(srv, hb, host) // policies (issue 11)
+		m.serverPolicies(srv, hb, host) // policies
 		for _, c := range hb.claims {
 			srv.Locations = append(srv.Locations, c.loc)
 		}
@@ -288,13 +290,4 @@ func (m *merge) buildServers() {
 
 func sourceOf(ing *networkingv1.Ingress) api.Source {
 	return api.Source{Kind: api.SourceKubernetes, Namespace: ing.Namespace, Name: ing.Name, UID: string(ing.UID)}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -40,44 +40,9 @@ func message(muts []api.Mutation, head *api.State) string {
 
 // mutationSource returns the cluster object behind a mutation and what it does.
 func mutationSource(m api.Mutation, head *api.State) (api.Source, string) {
-	var cur api.Source
-	exists := false
-	switch m.Kind {
-	case api.KindBackend:
-		if b := head.Backends[m.Name]; b != nil {
-			cur, exists = b.Source, true
-		}
-		if m.Backend != nil {
-			return m.Backend.Source, op(exists)
-		}
-	case api.KindServer:
-		if s := head.Servers[m.Name]; s != nil {
-			cur, exists = s.Source, true
-		}
-		if m.Server != nil {
-			return m.Server.Source, op(exists)
-		}
-	case api.KindCertificate:
-		if c := head.Certificates[m.Name]; c != nil {
-			cur, exists = c.Source, true
-		}
-		if m.Certificate != nil {
-			return m.Certificate.Source, op(exists)
-		}
-	case api.KindHtpasswd: // policies (issue 11)
-		if h := head.Htpasswds[m.Name]; h != nil {
-			cur, exists = h.Source, true
-		}
-		if m.Htpasswd != nil {
-			return m.Htpasswd.Source, op(exists)
-		}
-	case api.KindCACertificate:
-		if c := head.CACertificates[m.Name]; c != nil {
-			cur, exists = c.Source, true
-		}
-		if m.CACertificate != nil {
-			return m.CACertificate.Source, op(exists)
-		}
+	_, cur, exists := head.Lookup(m.Ref())
+	if !m.Delete {
+		return m.Source(), op(exists)
 	}
 	return cur, "deleted"
 }

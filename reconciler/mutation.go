@@ -1,7 +1,9 @@
 package reconciler
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -12,39 +14,39 @@ import (
 // A kubernetes-owned backend or certificate that a REST object still refers to is kept: the
 // REST object wins, and deleting it would fail the whole write.
 func mutations(t *Translation, head *api.State) []api.Mutation {
-	// Policies (issue 11): htpasswd objects before the servers that name them.
+	// Policies: htpasswd objects before the servers that name them.
 	muts := htpasswdMutations(t, head)
 	muts = append(muts, caMutations(t, head)...)
-	for _, n := range sortedKeys(t.Certificates) {
+	for _, n := range slices.Sorted(maps.Keys(t.Certificates)) {
 		c := t.Certificates[n]
 		if cur := head.Certificates[n]; cur == nil || !sameCertificate(cur, c) {
 			muts = append(muts, api.Mutation{Kind: api.KindCertificate, Name: n, Certificate: c})
 		}
 	}
-	for _, n := range sortedKeys(t.Backends) {
+	for _, n := range slices.Sorted(maps.Keys(t.Backends)) {
 		b := t.Backends[n]
 		if cur := head.Backends[n]; cur == nil || !sameBackend(cur, b) {
 			muts = append(muts, api.Mutation{Kind: api.KindBackend, Name: n, Backend: b})
 		}
 	}
-	for _, n := range sortedKeys(t.Servers) {
+	for _, n := range slices.Sorted(maps.Keys(t.Servers)) {
 		s := t.Servers[n]
 		if cur := head.Servers[n]; cur == nil || !sameServer(cur, s) {
 			muts = append(muts, api.Mutation{Kind: api.KindServer, Name: n, Server: s})
 		}
 	}
-	for _, n := range sortedKeys(head.Servers) {
+	for _, n := range slices.Sorted(maps.Keys(head.Servers)) {
 		if head.Servers[n].Source.Kind == api.SourceKubernetes && t.Servers[n] == nil {
 			muts = append(muts, api.Mutation{Kind: api.KindServer, Name: n, Delete: true})
 		}
 	}
 	used := usedByREST(head)
-	for _, n := range sortedKeys(head.Backends) {
+	for _, n := range slices.Sorted(maps.Keys(head.Backends)) {
 		if head.Backends[n].Source.Kind == api.SourceKubernetes && t.Backends[n] == nil && !used[api.Ref{Kind: api.KindBackend, Name: n}] {
 			muts = append(muts, api.Mutation{Kind: api.KindBackend, Name: n, Delete: true})
 		}
 	}
-	for _, n := range sortedKeys(head.Certificates) {
+	for _, n := range slices.Sorted(maps.Keys(head.Certificates)) {
 		if head.Certificates[n].Source.Kind == api.SourceKubernetes && t.Certificates[n] == nil && !used[api.Ref{Kind: api.KindCertificate, Name: n}] {
 			muts = append(muts, api.Mutation{Kind: api.KindCertificate, Name: n, Delete: true})
 		}
@@ -65,7 +67,7 @@ func usedByREST(head *api.State) map[api.Ref]bool {
 		}
 		for _, l := range s.Locations {
 			used[api.Ref{Kind: api.KindBackend, Name: l.Backend}] = true
-			if l.Auth != nil && l.Auth.Basic != nil { // policies (issue 11)
+			if l.Auth != nil && l.Auth.Basic != nil { // policies
 				used[api.Ref{Kind: api.KindHtpasswd, Name: l.Auth.Basic.Htpasswd}] = true
 			}
 		}

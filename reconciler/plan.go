@@ -26,13 +26,13 @@ type plan struct {
 	warnings []string
 	// tlsRefusals are the TLS entries left out, and why.
 	tlsRefusals []string
-	// htpasswds holds the htpasswd object of the Ingress's basic auth (issue 11).
+	// htpasswds holds the htpasswd object of the Ingress's basic auth.
 	htpasswds map[string]*api.Htpasswd
-	// clientTLS is the verification of client certificates its hosts ask for (issue 11).
+	// clientTLS is the verification of client certificates its hosts ask for.
 	clientTLS *api.ClientTLS
-	// errorsBackend is the backend of default-backend's Service (issue 11), or "".
+	// errorsBackend is the backend of default-backend's Service, or "".
 	errorsBackend string
-	// caCertificates holds the CA bundles of the Secrets its annotations name (issue 11).
+	// caCertificates holds the CA bundles of the Secrets its annotations name.
 	caCertificates map[string]*api.CACertificate
 	// clientCerts holds the certificate of proxy-ssl-secret presented to backends.
 	clientCerts map[string]*api.Certificate
@@ -51,7 +51,7 @@ func planFor(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	for _, t := range ing.Spec.TLS {
 		secrets = append(secrets, ing.Namespace+"/"+t.SecretName)
 	}
-	secrets = append(secrets, authSecretKeys(ing)...) // policies (issue 11)
+	secrets = append(secrets, authSecretKeys(ing)...) // policies
 	secrets = append(secrets, caSecretKeys(ing)...)
 	version := string(ing.UID) + "/" + planVersion(ing, ingressServiceKeys(ing), secrets, snap)
 	return snap.cache.plansMemo().get(ingressKey(ing), version, func() (*plan, error) { return planIngress(ing, snap) })
@@ -65,7 +65,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	}
 	p := &plan{ing: ing, ann: ann, backends: map[string]*api.Backend{},
 		tls: map[string]string{}, certs: map[string]*api.Certificate{}}
-	// Policies (issue 11): the htpasswd of basic auth, before the locations name it.
+	// Policies: the htpasswd of basic auth, before the locations name it.
 	if err := p.planAuth(snap); err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	if err := p.planUpstream(snap); err != nil {
 		return nil, err
 	}
-	// Policies (issue 11): the backend that answers the intercepted error codes.
+	// Policies: the backend that answers the intercepted error codes.
 	if p.errorsBackend, err = p.planErrors(snap); err != nil {
 		return nil, fmt.Errorf("annotation default-backend: %w", err)
 	}
@@ -113,7 +113,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 			loc := api.Location{Path: "/", Match: api.MatchPrefix, Backend: name, Timeouts: ann.timeouts, Auth: p.ann.auth,
 				Access: p.ann.access, Limits: p.ann.limits,
 				UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
-			p.ann.http.location(&loc) // policies (issue 11)
+			p.ann.http.location(&loc) // policies
 			p.fallbacks = append(p.fallbacks, route{host: h, loc: p.withPolicies(loc, db.Service)})
 		}
 	}
@@ -144,7 +144,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 			}
 		}
 	}
-	// Policies (issue 11): client certificates, on hosts with TLS only.
+	// Policies: client certificates, on hosts with TLS only.
 	if err := p.planClientTLS(snap, hosts); err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (p *plan) backend(b *networkingv1.IngressBackend, snap *Snapshot) (string, 
 	// main Ingress decides how its traffic is balanced.
 	if p.ann.canary == nil {
 		be.LoadBalance, be.HashBy, be.Affinity = p.ann.loadBalance, p.ann.hashBy, p.ann.affinity
-		// Policies (issue 11): protocol, TLS and service-upstream; a canary speaks as its
+		// Policies: protocol, TLS and service-upstream; a canary speaks as its
 		// main backend does (attachCanary).
 		if err := p.withUpstream(be, p.ing.Namespace+"/"+b.Service.Name, portKey(b.Service.Port), snap); err != nil {
 			return "", err
@@ -191,14 +191,14 @@ func (p *plan) location(path networkingv1.HTTPIngressPath, backend string) (api.
 	l := api.Location{Path: path.Path, Match: api.MatchPrefix, Backend: backend, Timeouts: p.ann.timeouts, Auth: p.ann.auth,
 		Access: p.ann.access, Limits: p.ann.limits,
 		UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
-	p.ann.http.location(&l) // policies (issue 11)
+	p.ann.http.location(&l) // policies
 	if l.Path == "" {
 		l.Path = "/"
 	}
 	if path.PathType != nil && *path.PathType == networkingv1.PathTypeExact {
 		l.Match = api.MatchExact
 	}
-	l = p.withPolicies(l, path.Backend.Service) // policies (issue 11)
+	l = p.withPolicies(l, path.Backend.Service) // policies
 	if p.ann.pol.useRegex {
 		if err := regexPath(&l); err != nil {
 			return l, fmt.Errorf("path %q (use-regex): %w", l.Path, err)

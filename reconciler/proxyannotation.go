@@ -9,7 +9,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Body, buffering, retry and matching annotations (policies, issue 11), read by
+// Body, buffering, retry and matching annotations (policies), read by
 // parseProxyAnnotations into what the Ingress's locations get.
 
 // proxyAnnotations is what the body, retry, errors and matching annotations ask for.

@@ -9,8 +9,8 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// TestParseProxyAnnotations: the body, retry, errors and matching annotations (policies,
-// issue 11) become api policies, and a bad value refuses the Ingress naming the annotation.
+// TestParseProxyAnnotations: the body, retry, errors and matching annotations (policies)
+// become api policies, and a bad value refuses the Ingress naming the annotation.
 func TestParseProxyAnnotations(t *testing.T) {
 	a, err := parseAnnotations(map[string]string{
 		nginxPrefix + "proxy-body-size": "10m", nginxPrefix + "client-body-buffer-size": "16k",

@@ -8,7 +8,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Body, retry, errors and matching policies on an Ingress's locations (policies, issue 11).
+// Body, retry, errors and matching policies on an Ingress's locations (policies).
 
 // errorServiceKeys lists the Service of the Ingress's default-backend annotation, for the
 // informer's index and the plan's version: a change to it re-plans the Ingress.

@@ -11,7 +11,7 @@ import (
 	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
 
-// TestTranslateAliasesAndErrors (policies, issue 11): server-alias names join the host's
+// TestTranslateAliasesAndErrors (policies): server-alias names join the host's
 // server, except one that another namespace holds, which is reported while the rest of the
 // Ingress is served; custom-http-errors' locations name default-backend's backend, which
 // the translation carries, and tell it where they came from; use-regex makes paths regexes.

@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/restyplane/restyplane/api"
 )
 
 // maxEventMessage bounds an Event's message.
@@ -108,10 +110,10 @@ func (p *reporter) tell(ctx context.Context, key string, pr pendingReport) {
 			p.recorder.Eventf(ing, corev1.EventTypeNormal, ReasonApplied, "applied at revision %d", pr.rev)
 		}
 		for _, pb := range rep.Problems {
-			p.recorder.Event(ing, corev1.EventTypeWarning, pb.Reason, truncate(pb.Message, maxEventMessage))
+			p.recorder.Event(ing, corev1.EventTypeWarning, pb.Reason, api.Truncate(pb.Message, maxEventMessage, "…"))
 		}
 		for _, n := range rep.Notes {
-			p.recorder.Event(ing, corev1.EventTypeNormal, n.Reason, truncate(n.Message, maxEventMessage))
+			p.recorder.Event(ing, corev1.EventTypeNormal, n.Reason, api.Truncate(n.Message, maxEventMessage, "…"))
 		}
 	}
 	if p.address == "" {
@@ -173,11 +175,4 @@ func sameLoadBalancer(a, b []networkingv1.IngressLoadBalancerIngress) bool {
 		return true
 	}
 	return reflect.DeepEqual(a, b)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -15,9 +15,9 @@ type Translation struct {
 	Backends     map[string]*api.Backend
 	Servers      map[string]*api.Server
 	Certificates map[string]*api.Certificate
-	// Htpasswds are the users of basic auth from auth Secrets (issue 11).
+	// Htpasswds are the users of basic auth from auth Secrets.
 	Htpasswds map[string]*api.Htpasswd
-	// CACertificates are the CA bundles of Secrets' ca.crt (issue 11).
+	// CACertificates are the CA bundles of Secrets' ca.crt.
 	CACertificates map[string]*api.CACertificate
 	// Reports has one entry per Ingress of the snapshot, keyed "namespace/name".
 	Reports map[string]*Report
@@ -122,10 +122,10 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	for _, p := range canaries {
 		m.attachCanary(p)
 	}
-	m.addAliases(mains, owners) // policies (issue 11)
+	m.addAliases(mains, owners) // policies
 	m.chooseTLS(mains)
 	m.buildServers()
-	m.addHtpasswds(mains) // policies (issue 11)
+	m.addHtpasswds(mains) // policies
 	m.addCACertificates(mains)
 	for _, rep := range t.Reports {
 		if !rep.Applied && len(rep.Problems) == 0 {

@@ -10,7 +10,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Upstream annotations (policies, issue 11): backend-protocol, the proxy-ssl-* of TLS to
+// Upstream annotations (policies): backend-protocol, the proxy-ssl-* of TLS to
 // the backend, upstream-vhost, x-forwarded-prefix and service-upstream.
 
 // upstreamAnnotations is what an Ingress's upstream annotations ask for.

@@ -52,7 +52,7 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f.Limit = int(limit)
-	items, err := s.store.AuditEvents(r.Context(), f)
+	items, err := s.auditLog.AuditEvents(r.Context(), f)
 	if err != nil {
 		return err
 	}

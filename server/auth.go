@@ -25,7 +25,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		var tok *api.Token
 		if why == "" {
 			var err error
-			tok, err = s.store.Authenticate(r.Context(), secret)
+			tok, err = s.tokens.Authenticate(r.Context(), secret)
 			if err != nil && api.ErrorCode(err) != api.EUnauthorized {
 				s.writeError(w, r, err)
 				return
@@ -112,7 +112,7 @@ func (s *Server) audit(r *http.Request, ev api.AuditEvent) {
 	ev.Remote = remoteHost(r)
 	// The request's own context may be cancelled by a client that hung up; the record of
 	// what it did must still be written.
-	if err := s.store.AddAudit(context.WithoutCancel(r.Context()), ev); err != nil {
+	if err := s.auditLog.AddAudit(context.WithoutCancel(r.Context()), ev); err != nil {
 		s.log.Error("audit failed", "requestId", requestID(r.Context()), "action", ev.Action, "err", err)
 	}
 }

@@ -41,7 +41,7 @@ func backendVersion(b *api.Backend) int64 { return b.Version }
 //	@Security	BearerAuth
 //	@Router		/api/v1/backends [get]
 func (s *Server) listBackends(w http.ResponseWriter, r *http.Request) error {
-	head := s.store.Head()
+	head := s.history.Head()
 	writeJSON(w, http.StatusOK, BackendList{
 		Items:    listObjects(head.Backends, r.URL.Query().Get("q"), same[api.Backend]),
 		Revision: head.Revision,
@@ -63,7 +63,7 @@ func (s *Server) listBackends(w http.ResponseWriter, r *http.Request) error {
 //	@Security	BearerAuth
 //	@Router		/api/v1/backends/{name} [get]
 func (s *Server) getBackend(w http.ResponseWriter, r *http.Request) error {
-	return getObject(w, r, s.store.Head().Backends, api.KindBackend, backendVersion, same[api.Backend])
+	return getObject(w, r, s.history.Head().Backends, api.KindBackend, backendVersion, same[api.Backend])
 }
 
 // createBackend godoc
@@ -207,7 +207,7 @@ func (s *Server) putEndpoints(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) writeEndpoints(ctx context.Context, meta api.Meta, name string, eps []api.Endpoint) (*api.WriteResult, error) {
 	clientMatch := meta.IfMatch
 	for attempt := 1; ; attempt++ {
-		cur, ok := s.store.Head().Backends[name]
+		cur, ok := s.history.Head().Backends[name]
 		if !ok {
 			return nil, api.Errorf(api.ENotFound, "backend %q does not exist", printable(name))
 		}
@@ -216,7 +216,7 @@ func (s *Server) writeEndpoints(ctx context.Context, meta api.Meta, name string,
 		if !clientMatch.Set {
 			meta.IfMatch = api.IfVersion(cur.Version)
 		}
-		res, err := s.store.Write(ctx, meta, []api.Mutation{{Kind: api.KindBackend, Name: name, Backend: &b}})
+		res, err := s.history.Write(ctx, meta, []api.Mutation{{Kind: api.KindBackend, Name: name, Backend: &b}})
 		if clientMatch.Set || attempt == endpointRetries || api.ErrorCode(err) != api.EPreconditionFailed {
 			return res, err
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/restyplane/restyplane/server"
 )
 
-// The size of the history benchmark: issue 2's numbers.
+// The size of the history benchmark: the numbers its report's goals are stated for.
 const (
 	benchBackends  = 5000
 	benchEndpoints = 4

@@ -29,7 +29,7 @@ func caCertificateView(c *api.CACertificate) api.CACertificate { return *c }
 //	@Security	BearerAuth
 //	@Router		/api/v1/caCertificates [get]
 func (s *Server) listCACertificates(w http.ResponseWriter, r *http.Request) error {
-	head := s.store.Head()
+	head := s.history.Head()
 	writeJSON(w, http.StatusOK, CACertificateList{
 		Items:    listObjects(head.CACertificates, r.URL.Query().Get("q"), caCertificateView),
 		Revision: head.Revision,
@@ -51,7 +51,7 @@ func (s *Server) listCACertificates(w http.ResponseWriter, r *http.Request) erro
 //	@Security	BearerAuth
 //	@Router		/api/v1/caCertificates/{name} [get]
 func (s *Server) getCACertificate(w http.ResponseWriter, r *http.Request) error {
-	return getObject(w, r, s.store.Head().CACertificates, api.KindCACertificate, caCertificateVersion, caCertificateView)
+	return getObject(w, r, s.history.Head().CACertificates, api.KindCACertificate, caCertificateVersion, caCertificateView)
 }
 
 // createCACertificate godoc

@@ -29,7 +29,7 @@ func redacted(c *api.Certificate) api.Certificate { return c.Redacted() }
 //	@Security	BearerAuth
 //	@Router		/api/v1/certificates [get]
 func (s *Server) listCertificates(w http.ResponseWriter, r *http.Request) error {
-	head := s.store.Head()
+	head := s.history.Head()
 	writeJSON(w, http.StatusOK, CertificateList{
 		Items:    listObjects(head.Certificates, r.URL.Query().Get("q"), redacted),
 		Revision: head.Revision,
@@ -51,7 +51,7 @@ func (s *Server) listCertificates(w http.ResponseWriter, r *http.Request) error 
 //	@Security	BearerAuth
 //	@Router		/api/v1/certificates/{name} [get]
 func (s *Server) getCertificate(w http.ResponseWriter, r *http.Request) error {
-	return getObject(w, r, s.store.Head().Certificates, api.KindCertificate, certificateVersion, redacted)
+	return getObject(w, r, s.history.Head().Certificates, api.KindCertificate, certificateVersion, redacted)
 }
 
 // createCertificate godoc

@@ -20,9 +20,9 @@ type ConfigRequest struct {
 	Backends     []api.Backend     `json:"backends"`
 	Servers      []api.Server      `json:"servers"`
 	Certificates []api.Certificate `json:"certificates"`
-	// Htpasswds: one without content keeps its stored lines (policies, issue 11).
+	// Htpasswds: one without content keeps its stored lines (policies).
 	Htpasswds []api.Htpasswd `json:"htpasswds,omitempty"`
-	// CACertificates: CA bundles for upstream verification (policies, issue 11).
+	// CACertificates: CA bundles for upstream verification (policies).
 	CACertificates []api.CACertificate `json:"caCertificates,omitempty"`
 }
 
@@ -47,9 +47,9 @@ func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	state := s.store.Head()
+	state := s.history.Head()
 	if rev != 0 && rev != state.Revision {
-		if state, err = s.store.State(r.Context(), rev, false); err != nil {
+		if state, err = s.history.State(r.Context(), rev, false); err != nil {
 			return err
 		}
 	}
@@ -94,7 +94,7 @@ func (s *Server) putConfig(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	head := s.store.Head()
+	head := s.history.Head()
 	cfg := api.Config{Settings: head.Settings, Backends: req.Backends, Servers: req.Servers, Certificates: req.Certificates, Htpasswds: req.Htpasswds, CACertificates: req.CACertificates}
 	if req.Settings != nil {
 		cfg.Settings = *req.Settings
@@ -113,7 +113,7 @@ func (s *Server) putConfig(w http.ResponseWriter, r *http.Request) error {
 	return s.commit(w, r, write{
 		op: opConfig, action: api.AuditWrite, target: "config", meta: meta,
 		do: func(ctx context.Context, meta api.Meta) (*api.WriteResult, error) {
-			return s.store.ReplaceConfig(ctx, meta, cfg)
+			return s.history.ReplaceConfig(ctx, meta, cfg)
 		},
 	})
 }
@@ -148,7 +148,7 @@ func dropKubernetesOwned(cfg *api.Config, head *api.State) error {
 	if err != nil {
 		return err
 	}
-	// Htpasswds (policies, issue 11), compared without their lines like certificates.
+	// Htpasswds (policies), compared without their lines like certificates.
 	cfg.Htpasswds, err = withoutKubernetes(api.KindHtpasswd, cfg.Htpasswds,
 		func(h api.Htpasswd) (string, api.Source) { return h.Name, h.Source },
 		func(name string) (any, bool) {
@@ -162,7 +162,7 @@ func dropKubernetesOwned(cfg *api.Config, head *api.State) error {
 	if err != nil {
 		return err
 	}
-	// CA bundles (policies, issue 11) hold no secret: compared as they are.
+	// CA bundles (policies) hold no secret: compared as they are.
 	cfg.CACertificates, err = withoutKubernetes(api.KindCACertificate, cfg.CACertificates,
 		func(c api.CACertificate) (string, api.Source) { return c.Name, c.Source },
 		func(name string) (any, bool) { c, ok := head.CACertificates[name]; return derefAny(c), ok },

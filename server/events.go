@@ -33,8 +33,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	for {
 		// Take the channel before reading the head, so that a revision between the two
 		// still wakes the loop.
-		changed := s.store.HeadChanged()
-		if head := s.store.Head().Revision; head != sent {
+		changed := s.history.HeadChanged()
+		if head := s.history.Head().Revision; head != sent {
 			if _, err := fmt.Fprintf(w, "id: %d\nevent: revision\ndata: {\"head\":%d}\n\n", head, head); err != nil {
 				return nil
 			}

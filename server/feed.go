@@ -74,7 +74,7 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 		}
 		return sendLine(append(b, '\n'))
 	}
-	if sent != nil && sent.Revision == s.store.Head().Revision {
+	if sent != nil && sent.Revision == s.history.Head().Revision {
 		// Nothing to send, but the agent learns at once that the stream is up.
 		if err := send(&api.FeedMessage{Type: api.FeedKeepAlive, Revision: sent.Revision}); err != nil {
 			return nil
@@ -86,8 +86,8 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 		// Take the channel before reading the head, so that a revision between the two
 		// still wakes the loop. The delta is taken now, from what this stream sent last: a
 		// reader that fell behind gets one delta, never a growing backlog.
-		changed := s.store.HeadChanged()
-		head := s.store.Head()
+		changed := s.history.HeadChanged()
+		head := s.history.Head()
 		if sent == nil || sent.Revision != head.Revision {
 			line, err := s.feedLines.line(sent, head)
 			if err != nil {
@@ -120,14 +120,14 @@ func (s *Server) resumePoint(r *http.Request, from int64) (*api.State, error) {
 	if from == 0 {
 		return nil, nil
 	}
-	head := s.store.Head()
+	head := s.history.Head()
 	if from > head.Revision {
 		return nil, api.Errorf(api.EGone, "revision %d is newer than the head %d: this is another history; list again without from", from, head.Revision)
 	}
 	if from == head.Revision {
 		return head, nil
 	}
-	st, err := s.store.State(r.Context(), from, true)
+	st, err := s.history.State(r.Context(), from, true)
 	if api.ErrorCode(err) == api.ENotFound {
 		return nil, api.Errorf(api.EGone, "revision %d is no longer in the history: list again without from", from)
 	}

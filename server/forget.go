@@ -31,7 +31,7 @@ func (s *Server) forgetInstance(w http.ResponseWriter, r *http.Request) error {
 	var err error
 	if s.fleet.connected(name) {
 		err = api.Errorf(api.EConflict, "instance %q holds a feed stream now; stop its agent first, or it is listed again at its next report", name)
-	} else if err = s.store.DeleteInstance(r.Context(), name); err == nil {
+	} else if err = s.fleetStore.DeleteInstance(r.Context(), name); err == nil {
 		s.fleet.forget(name)
 	}
 	if err != nil {

@@ -36,7 +36,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if _, err := s.store.RevisionCount(ctx); err != nil {
+	if _, err := s.history.RevisionCount(ctx); err != nil {
 		s.log.Warn("not ready", "requestId", requestID(r.Context()), "err", err)
 		return api.Errorf(api.EUnavailable, "the history database does not answer")
 	}

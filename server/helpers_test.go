@@ -73,7 +73,11 @@ func newEnvWith(tb testing.TB, o options) *env {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e.srv, err = server.New(st, opts)
+	opts.History, opts.Tokens, opts.Audit, opts.Fleet, opts.Retention = st.HistoryStore, st.TokenStore, st.AuditStore, st.FleetStore, st.RetentionStore
+	if opts.Hostnames == nil {
+		opts.Hostnames = st.ClaimStore
+	}
+	e.srv, err = server.New(opts)
 	if err != nil {
 		tb.Fatalf("new server: %v", err)
 	}

@@ -30,7 +30,7 @@ func redactedHtpasswd(h *api.Htpasswd) api.Htpasswd { return h.Redacted() }
 //	@Security	BearerAuth
 //	@Router		/api/v1/htpasswds [get]
 func (s *Server) listHtpasswds(w http.ResponseWriter, r *http.Request) error {
-	head := s.store.Head()
+	head := s.history.Head()
 	writeJSON(w, http.StatusOK, HtpasswdList{
 		Items:    listObjects(head.Htpasswds, r.URL.Query().Get("q"), redactedHtpasswd),
 		Revision: head.Revision,
@@ -52,7 +52,7 @@ func (s *Server) listHtpasswds(w http.ResponseWriter, r *http.Request) error {
 //	@Security	BearerAuth
 //	@Router		/api/v1/htpasswds/{name} [get]
 func (s *Server) getHtpasswd(w http.ResponseWriter, r *http.Request) error {
-	return getObject(w, r, s.store.Head().Htpasswds, api.KindHtpasswd, htpasswdVersion, redactedHtpasswd)
+	return getObject(w, r, s.history.Head().Htpasswds, api.KindHtpasswd, htpasswdVersion, redactedHtpasswd)
 }
 
 // createHtpasswd godoc

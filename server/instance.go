@@ -55,7 +55,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 		s.counters.Observe(name, rep.Applied, rep.Backends)
 	}
 	if s.fleet.report(name, &rep, now) {
-		if err := s.reports.store(s.store, api.InstanceReport{Name: name, Report: &rep, Seen: now}); err != nil {
+		if err := s.reports.store(s.fleetStore, api.InstanceReport{Name: name, Report: &rep, Seen: now}); err != nil {
 			return err
 		}
 		s.fleet.stored(name, now)
@@ -89,9 +89,9 @@ func (s *Server) observePropagation(ctx context.Context, rep *api.Report, now ti
 		return
 	}
 	var written time.Time
-	if head := s.store.Head(); head.Revision == rev {
+	if head := s.history.Head(); head.Revision == rev {
 		written = head.Written
-	} else if r, err := s.store.Revision(ctx, rev); err == nil {
+	} else if r, err := s.history.Revision(ctx, rev); err == nil {
 		written = r.Time
 	}
 	if !written.IsZero() {
@@ -121,7 +121,7 @@ func (s *Server) listInstances(w http.ResponseWriter, r *http.Request) error {
 
 // instances lists serve's own instance, when it runs one, then the agents by name.
 func (s *Server) instances(ctx context.Context) (api.InstanceList, error) {
-	head := s.store.Head().Revision
+	head := s.history.Head().Revision
 	list := api.InstanceList{Head: head, Items: []api.Instance{}}
 	if s.applier != nil {
 		st := s.applier.Status(ctx)
@@ -130,7 +130,7 @@ func (s *Server) instances(ctx context.Context) (api.InstanceList, error) {
 			Connected: true, FirstSeen: s.started, LastSeen: now, Applied: st.Applied, Lag: lag(head, st.Applied),
 			Rejected: st.Rejected, State: st.State, LastApply: st.LastApply})
 	}
-	agents, err := s.store.Instances(ctx)
+	agents, err := s.fleetStore.Instances(ctx)
 	if err != nil {
 		return list, err
 	}

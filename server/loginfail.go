@@ -21,7 +21,7 @@ const otherRemotes = "other addresses"
 // address in that minute add to its count. Every failed login stays an audit event, and
 // a flood of them adds at most maxFailRemotes+1 rows a minute.
 type loginFailures struct {
-	store Store
+	store Audit
 	mu    sync.Mutex
 	// minute is the minute the rows belong to, in Unix minutes.
 	minute int64
@@ -35,7 +35,7 @@ type failRow struct {
 	pending int
 }
 
-func newLoginFailures(st Store) *loginFailures {
+func newLoginFailures(st Audit) *loginFailures {
 	return &loginFailures{store: st, rows: map[string]*failRow{}}
 }
 

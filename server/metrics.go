@@ -18,7 +18,7 @@ type metrics struct {
 	writes   *prometheus.HistogramVec
 }
 
-func newMetrics(reg prometheus.Registerer, st Store) (*metrics, error) {
+func newMetrics(reg prometheus.Registerer, st History) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "restyplane_http_requests_total",

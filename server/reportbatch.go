@@ -27,7 +27,7 @@ type queuedReport struct {
 }
 
 // store stores r, with whatever else is queued, and returns its own outcome.
-func (b *reportBatcher) store(st Store, r api.InstanceReport) error {
+func (b *reportBatcher) store(st Fleet, r api.InstanceReport) error {
 	q := &queuedReport{r: r, done: make(chan error, 1)}
 	b.mu.Lock()
 	b.queue = append(b.queue, q)
@@ -43,7 +43,7 @@ func (b *reportBatcher) store(st Store, r api.InstanceReport) error {
 // drain stores batches until the queue is empty. A caller stops once its own report is
 // stored and leaves the rest to a goroutine, so that no agent's report waits behind an
 // endless stream of others.
-func (b *reportBatcher) drain(st Store, own *queuedReport) {
+func (b *reportBatcher) drain(st Fleet, own *queuedReport) {
 	for {
 		b.mu.Lock()
 		if len(b.queue) == 0 {
@@ -65,7 +65,7 @@ func (b *reportBatcher) drain(st Store, own *queuedReport) {
 
 // commitReports stores a batch in one transaction; when that fails, each report alone, so
 // that one report's failure is not the others'.
-func commitReports(st Store, batch []*queuedReport) {
+func commitReports(st Fleet, batch []*queuedReport) {
 	// Stored whatever happens to the request that brought it: its agent already sent it.
 	ctx := context.Background()
 	reps := make([]api.InstanceReport, len(batch))

@@ -13,7 +13,7 @@ import (
 // batchStore records the sizes of the batches it is given; the first waits for gate, and
 // any batch holding the instance "bad" fails.
 type batchStore struct {
-	Store
+	Fleet
 	gate  chan struct{}
 	mu    sync.Mutex
 	sizes []int

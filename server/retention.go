@@ -24,7 +24,7 @@ import (
 //	@Security		BearerAuth
 //	@Router			/api/v1/retention [get]
 func (s *Server) getRetention(w http.ResponseWriter, r *http.Request) error {
-	pol, err := s.store.Retention(r.Context())
+	pol, err := s.retention.Retention(r.Context())
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (s *Server) putRetention(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &pol, maxObjectBody); err != nil {
 		return err
 	}
-	got, err := s.store.SetRetention(r.Context(), s.adminMeta(r), pol)
+	got, err := s.retention.SetRetention(r.Context(), s.adminMeta(r), pol)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (s *Server) putRetention(w http.ResponseWriter, r *http.Request) error {
 //	@Security		BearerAuth
 //	@Router			/api/v1/retention/prune [post]
 func (s *Server) prune(w http.ResponseWriter, r *http.Request) error {
-	res, err := s.store.Prune(r.Context(), s.adminMeta(r), time.Now())
+	res, err := s.retention.Prune(r.Context(), s.adminMeta(r), time.Now())
 	if err != nil {
 		return err
 	}

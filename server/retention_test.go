@@ -2,12 +2,9 @@ package server_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/server"
@@ -89,34 +86,5 @@ func TestPruneOverHTTP(t *testing.T) {
 	}
 	if prunes != 1 || sets != 1 {
 		t.Fatalf("audit: %d prune and %d retention events, want 1 and 1", prunes, sets)
-	}
-}
-
-func TestPrunerRunsUntilCancelled(t *testing.T) {
-	e := newEnv(t)
-	e.writeRevisions(5)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	p := server.NewPruner(e.st, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	go func() { p.Run(ctx); close(done) }()
-	if _, err := e.st.SetRetention(ctx, api.Meta{Actor: "test"}, api.Retention{KeepRevisions: 2}); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for e.revisions() != 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the pruner left %d revisions, want 2", e.revisions())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the pruner did not stop with its context")
-	}
-	ev, _ := e.st.AuditEvents(context.Background(), api.AuditFilter{Action: api.AuditPrune})
-	if len(ev) != 1 || ev[0].Actor != "retention" {
-		t.Fatalf("pruner audit = %+v", ev)
 	}
 }

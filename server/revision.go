@@ -45,8 +45,8 @@ func (s *Server) listRevisions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	head := s.store.Head().Revision
-	items, err := s.store.Revisions(r.Context(), before, int(limit))
+	head := s.history.Head().Revision
+	items, err := s.history.Revisions(r.Context(), before, int(limit))
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (s *Server) getRevision(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rev, err := s.store.Revision(r.Context(), id)
+	rev, err := s.history.Revision(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (s *Server) diffRevision(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.store.Diff(r.Context(), against, id)
+	d, err := s.history.Diff(r.Context(), against, id)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func (s *Server) rollback(w http.ResponseWriter, r *http.Request) error {
 	return s.commit(w, r, write{
 		op: opRollback, action: api.AuditRollback, target: "revision/" + strconv.FormatInt(id, 10), meta: meta,
 		do: func(ctx context.Context, meta api.Meta) (*api.WriteResult, error) {
-			return s.store.Rollback(ctx, meta, id)
+			return s.history.Rollback(ctx, meta, id)
 		},
 	})
 }

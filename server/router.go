@@ -17,8 +17,15 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Options configure a Server beyond its store.
+// Options configure a Server: the aggregates of the store it serves, and the rest.
 type Options struct {
+	// History, Tokens, Audit, Fleet and Retention are the store's aggregates; each is
+	// required.
+	History   History
+	Tokens    Tokens
+	Audit     Audit
+	Fleet     Fleet
+	Retention Retention
 	// Applier answers /status and dry-run validation; nil when OpenResty is off.
 	Applier Applier
 	// Logger receives internal errors (with request ids) and audit failures.
@@ -29,8 +36,7 @@ type Options struct {
 	// UI is the web UI's static files, served at /; nil serves no UI and sends / to the
 	// swagger UI.
 	UI fs.FS
-	// Hostnames holds the Kubernetes namespaces' hostname claims; nil means the store
-	// passed to New, which must then implement it.
+	// Hostnames holds the Kubernetes namespaces' hostname claims; required.
 	Hostnames Hostnames
 	// Ingresses answers GET /api/v1/kubernetes/ingresses; nil when there is no cluster.
 	Ingresses Ingresses
@@ -49,17 +55,21 @@ type Options struct {
 
 // Server is restyplane's HTTP handler: the REST API, the operational endpoints and the UIs.
 type Server struct {
-	store     Store
-	applier   Applier
-	hostnames Hostnames
-	ingresses Ingresses
-	log       *slog.Logger
-	metrics   *metrics
-	fleet     *fleet
-	feedLines feedLines
-	reports   reportBatcher
-	counters  CounterSink
-	router    chi.Router
+	history    History
+	tokens     Tokens
+	auditLog   Audit
+	fleetStore Fleet
+	retention  Retention
+	applier    Applier
+	hostnames  Hostnames
+	ingresses  Ingresses
+	log        *slog.Logger
+	metrics    *metrics
+	fleet      *fleet
+	feedLines  feedLines
+	reports    reportBatcher
+	counters   CounterSink
+	router     chi.Router
 	// failures aggregates failed logins, so that a flood of them cannot grow the audit log
 	// without bound.
 	failures *loginFailures
@@ -74,11 +84,12 @@ type Server struct {
 	closeOnce sync.Once
 }
 
-// New builds a Server on st and registers its metrics.
-func New(st Store, opts Options) (*Server, error) {
-	if st == nil {
-		return nil, errors.New("server needs a store")
+// New builds a Server on the store's aggregates in opts and registers its metrics.
+func New(opts Options) (*Server, error) {
+	if opts.History == nil || opts.Tokens == nil || opts.Audit == nil || opts.Fleet == nil || opts.Retention == nil || opts.Hostnames == nil {
+		return nil, errors.New("server needs a store: history, tokens, audit, fleet, retention and hostname claims")
 	}
+	st := opts.History
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -96,15 +107,9 @@ func New(st Store, opts Options) (*Server, error) {
 	if opts.FeedKeepAlive <= 0 {
 		opts.FeedKeepAlive = feedKeepAlive
 	}
-	if opts.Hostnames == nil {
-		h, ok := st.(Hostnames)
-		if !ok {
-			return nil, errors.New("server needs hostname claims: the store does not hold them")
-		}
-		opts.Hostnames = h
-	}
-	s := &Server{store: st, applier: opts.Applier, hostnames: opts.Hostnames, ingresses: opts.Ingresses,
-		log: opts.Logger, metrics: m, closing: make(chan struct{}), failures: newLoginFailures(st),
+	s := &Server{history: st, tokens: opts.Tokens, auditLog: opts.Audit, fleetStore: opts.Fleet, retention: opts.Retention,
+		applier: opts.Applier, hostnames: opts.Hostnames, ingresses: opts.Ingresses,
+		log: opts.Logger, metrics: m, closing: make(chan struct{}), failures: newLoginFailures(opts.Audit),
 		fleet: f, counters: opts.Rollback, version: opts.Version, started: time.Now().UTC(), keepAlive: opts.FeedKeepAlive}
 	s.router = s.routes(opts)
 	return s, nil
@@ -161,7 +166,7 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Get("/kubernetes/ingresses", s.handle(s.listIngresses))
 			r.Get("/kubernetes/hostnames", s.handle(s.listHostnames))
 			r.Get("/instances", s.handle(s.listInstances))
-			// Policies (issue 11): htpasswd objects, read without their hashes.
+			// Policies: htpasswd objects, read without their hashes.
 			r.Get("/htpasswds", s.handle(s.listHtpasswds))
 			r.Get("/htpasswds/{name}", s.handle(s.getHtpasswd))
 			// CA bundles that upstream certificates are verified against.
@@ -190,7 +195,7 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Put("/config", s.handle(s.putConfig))
 			r.Post("/revisions/{id}/rollback", s.handle(s.rollback))
 			r.Get("/audit", s.handle(s.listAudit))
-			// Policies (issue 11): htpasswd objects.
+			// Policies: htpasswd objects.
 			r.Post("/htpasswds", s.handle(s.createHtpasswd))
 			r.Put("/htpasswds/{name}", s.handle(s.putHtpasswd))
 			r.Delete("/htpasswds/{name}", s.handle(s.deleteHtpasswd))

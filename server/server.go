@@ -26,7 +26,7 @@ func serverVersion(s *api.Server) int64 { return s.Version }
 //	@Security	BearerAuth
 //	@Router		/api/v1/servers [get]
 func (s *Server) listServers(w http.ResponseWriter, r *http.Request) error {
-	head := s.store.Head()
+	head := s.history.Head()
 	writeJSON(w, http.StatusOK, ServerList{
 		Items:    listObjects(head.Servers, r.URL.Query().Get("q"), same[api.Server]),
 		Revision: head.Revision,
@@ -48,7 +48,7 @@ func (s *Server) listServers(w http.ResponseWriter, r *http.Request) error {
 //	@Security	BearerAuth
 //	@Router		/api/v1/servers/{name} [get]
 func (s *Server) getServer(w http.ResponseWriter, r *http.Request) error {
-	return getObject(w, r, s.store.Head().Servers, api.KindServer, serverVersion, same[api.Server])
+	return getObject(w, r, s.history.Head().Servers, api.KindServer, serverVersion, same[api.Server])
 }
 
 // createServer godoc

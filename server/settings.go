@@ -18,7 +18,7 @@ import (
 //	@Security	BearerAuth
 //	@Router		/api/v1/settings [get]
 func (s *Server) getSettings(w http.ResponseWriter, r *http.Request) error {
-	st := s.store.Head().Settings
+	st := s.history.Head().Settings
 	if done, err := conditionalGet(w, r, st.Version); done || err != nil {
 		return err
 	}

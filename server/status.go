@@ -37,9 +37,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, st)
 		return nil
 	}
-	st := api.Status{State: stateOff, Head: s.store.Head().Revision, Fleet: fleet}
+	st := api.Status{State: stateOff, Head: s.history.Head().Revision, Fleet: fleet}
 	s.watchStatus(&st)
-	last, err := s.store.LastApply(r.Context(), "")
+	last, err := s.fleetStore.LastApply(r.Context(), "")
 	switch api.ErrorCode(err) {
 	case "":
 		st.LastApply = last
@@ -72,7 +72,7 @@ func (s *Server) listApplies(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	items, err := s.store.Applies(r.Context(), before, int(limit))
+	items, err := s.fleetStore.Applies(r.Context(), before, int(limit))
 	if err != nil {
 		return err
 	}

@@ -7,10 +7,10 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Store is what the server needs from the history: the head, writes, reads of the past,
-// audit, tokens and apply records. *store.Store implements it; the guard lives in
-// cmd/restyplane, the one package that imports both.
-type Store interface {
+// History is what the server needs of the history: the head, writes, and reads of the
+// past. *store.HistoryStore implements it, and each interface below has its aggregate of
+// package store; the guards live in cmd/restyplane, the one package that imports both.
+type History interface {
 	Head() *api.State
 	HeadChanged() <-chan struct{}
 
@@ -23,23 +23,35 @@ type Store interface {
 	Revisions(ctx context.Context, before int64, limit int) ([]api.Revision, error)
 	Revision(ctx context.Context, id int64) (*api.Revision, error)
 	RevisionCount(ctx context.Context) (int64, error)
+}
 
-	AddAudit(ctx context.Context, ev api.AuditEvent) error
-	AddAuditRow(ctx context.Context, ev api.AuditEvent) (int64, error)
-	AddAuditCount(ctx context.Context, id int64, n int) error
-	AuditEvents(ctx context.Context, f api.AuditFilter) ([]api.AuditEvent, error)
-
+// Tokens is the API's tokens.
+type Tokens interface {
 	CreateToken(ctx context.Context, name, role, secret string) (*api.Token, error)
 	Authenticate(ctx context.Context, secret string) (*api.Token, error)
 	Tokens(ctx context.Context) ([]api.Token, error)
 	DeleteToken(ctx context.Context, id int64) error
+}
 
+// Audit is the audit log.
+type Audit interface {
+	AddAudit(ctx context.Context, ev api.AuditEvent) error
+	AddAuditRow(ctx context.Context, ev api.AuditEvent) (int64, error)
+	AddAuditCount(ctx context.Context, id int64, n int) error
+	AuditEvents(ctx context.Context, f api.AuditFilter) ([]api.AuditEvent, error)
+}
+
+// Fleet is the instances that report and their apply records.
+type Fleet interface {
 	Applies(ctx context.Context, before int64, limit int) ([]api.ApplyRecord, error)
 	LastApply(ctx context.Context, outcome string) (*api.ApplyRecord, error)
-
 	RecordReports(ctx context.Context, reps []api.InstanceReport) error
 	Instances(ctx context.Context) ([]api.Instance, error)
 	DeleteInstance(ctx context.Context, name string) error
+}
+
+// Retention is the history's retention policy and its pruning.
+type Retention interface {
 	Retention(ctx context.Context) (api.Retention, error)
 	SetRetention(ctx context.Context, meta api.Meta, r api.Retention) (api.Retention, error)
 	Prune(ctx context.Context, meta api.Meta, now time.Time) (api.PruneResult, error)

@@ -51,7 +51,7 @@ func (s *Server) whoami(w http.ResponseWriter, r *http.Request) error {
 //	@Security	BearerAuth
 //	@Router		/api/v1/tokens [get]
 func (s *Server) listTokens(w http.ResponseWriter, r *http.Request) error {
-	items, err := s.store.Tokens(r.Context())
+	items, err := s.tokens.Tokens(r.Context())
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 	}
 	ev := api.AuditEvent{Actor: tokenFrom(r.Context()).Name, Action: api.AuditTokenCreate,
 		Target: "token/" + req.Name, Outcome: "success", Detail: "role " + req.Role}
-	tok, err := s.store.CreateToken(r.Context(), req.Name, req.Role, "")
+	tok, err := s.tokens.CreateToken(r.Context(), req.Name, req.Role, "")
 	if err != nil {
 		ev.Outcome, ev.Detail = "failure", api.ErrorCode(err)+": "+api.ErrorMessage(err)
 		s.audit(r, ev)
@@ -122,7 +122,7 @@ func (s *Server) deleteToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	toks, err := s.store.Tokens(r.Context())
+	toks, err := s.tokens.Tokens(r.Context())
 	if err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func (s *Server) deleteToken(w http.ResponseWriter, r *http.Request) error {
 	if victim.Role == api.RoleAdmin && admins == 1 {
 		err = api.Errorf(api.EConflict, "token %q is the last admin token; create another admin token first", victim.Name)
 	} else {
-		err = s.store.DeleteToken(r.Context(), id)
+		err = s.tokens.DeleteToken(r.Context(), id)
 	}
 	if err != nil {
 		ev.Outcome, ev.Detail = "failure", api.ErrorCode(err)+": "+api.ErrorMessage(err)

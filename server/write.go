@@ -87,7 +87,7 @@ func (s *Server) objectWrite(w http.ResponseWriter, r *http.Request, meta api.Me
 		op: opWrite, action: api.AuditWrite, target: mut.Kind + "/" + mut.Name,
 		meta: meta, created: location != "", location: location,
 		do: func(ctx context.Context, meta api.Meta) (*api.WriteResult, error) {
-			return s.store.Write(ctx, meta, []api.Mutation{mut})
+			return s.history.Write(ctx, meta, []api.Mutation{mut})
 		},
 	})
 }

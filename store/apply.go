@@ -40,7 +40,7 @@ func (r applyRow) record() api.ApplyRecord {
 const applyColumns = `id, revision, instance, mode, started_at, duration_ms, outcome, error, skipped`
 
 // RecordApply stores one apply attempt and its audit event, and sets rec.ID.
-func (s *Store) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
+func (s *FleetStore) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
 	// The record of what went live is written whole even if its caller stops waiting; a
 	// context without cancel also spares the driver a goroutine per statement that would
 	// only watch for that.
@@ -70,7 +70,7 @@ func (p *prepared) insertApply(ctx context.Context, tx *sqlx.Tx, rec *api.ApplyR
 		skipped = string(b)
 	}
 	res, err := tx.StmtContext(ctx, p.apply).ExecContext(ctx, rec.Revision, rec.Instance, rec.Mode, rec.Started.UnixNano(),
-		rec.DurationMS, rec.Outcome, truncate(rec.Error, 8192), skipped)
+		rec.DurationMS, rec.Outcome, api.Truncate(rec.Error, 8192, ""), skipped)
 	if err != nil {
 		return fmt.Errorf("insert apply of revision %d: %w", rec.Revision, err)
 	}
@@ -95,7 +95,7 @@ func errSuffix(e string) string {
 }
 
 // Applies lists apply records newest first, below before (0: from the newest).
-func (s *Store) Applies(ctx context.Context, before int64, limit int) ([]api.ApplyRecord, error) {
+func (s *FleetStore) Applies(ctx context.Context, before int64, limit int) ([]api.ApplyRecord, error) {
 	if before <= 0 {
 		before = 1 << 62
 	}
@@ -112,7 +112,7 @@ func (s *Store) Applies(ctx context.Context, before int64, limit int) ([]api.App
 }
 
 // LastApply returns the newest apply record with the given outcome ("" for any).
-func (s *Store) LastApply(ctx context.Context, outcome string) (*api.ApplyRecord, error) {
+func (s *FleetStore) LastApply(ctx context.Context, outcome string) (*api.ApplyRecord, error) {
 	var r applyRow
 	q := `SELECT ` + applyColumns + ` FROM applies WHERE (? = '' OR outcome = ?) ORDER BY id DESC LIMIT 1`
 	err := s.db.GetContext(ctx, &r, q, outcome, outcome)

@@ -28,13 +28,18 @@ type auditRow struct {
 // AddAudit records an event. Writes and rollbacks are recorded by the store itself, in the
 // transaction that makes the revision; this is for everything else (failed logins, denied
 // requests, apply outcomes).
-func (s *Store) AddAudit(ctx context.Context, ev api.AuditEvent) error {
+func (s *AuditStore) AddAudit(ctx context.Context, ev api.AuditEvent) error {
 	_, err := s.AddAuditRow(ctx, ev)
 	return err
 }
 
 // AddAuditRow records an event and returns its id, for AddAuditCount.
-func (s *Store) AddAuditRow(ctx context.Context, ev api.AuditEvent) (int64, error) {
+func (s *AuditStore) AddAuditRow(ctx context.Context, ev api.AuditEvent) (int64, error) {
+	return s.addAudit(ctx, ev)
+}
+
+// addAudit records an event in a transaction of its own, for every aggregate.
+func (s *core) addAudit(ctx context.Context, ev api.AuditEvent) (int64, error) {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("begin: %w", err)
@@ -49,7 +54,7 @@ func (s *Store) AddAuditRow(ctx context.Context, ev api.AuditEvent) (int64, erro
 
 // AddAuditCount adds n to the count of event id: one row stands for a burst of the same
 // event (failed logins from one address within a minute).
-func (s *Store) AddAuditCount(ctx context.Context, id int64, n int) error {
+func (s *AuditStore) AddAuditCount(ctx context.Context, id int64, n int) error {
 	if _, err := s.db.ExecContext(ctx, `UPDATE audit_events SET count = count + ? WHERE id = ?`, n, id); err != nil {
 		return fmt.Errorf("count audit event %d: %w", id, err)
 	}
@@ -71,7 +76,7 @@ func execAudit(ctx context.Context, st *sql.Stmt, ev api.AuditEvent) (int64, err
 		ev.Time = time.Now().UTC()
 	}
 	res, err := st.ExecContext(ctx, ev.Time.UnixNano(), ev.Actor, ev.Action, ev.Target, ev.Revision,
-		ev.Outcome, truncate(ev.Detail, 4096), ev.Remote, max(ev.Count, 1))
+		ev.Outcome, api.Truncate(ev.Detail, 4096, ""), ev.Remote, max(ev.Count, 1))
 	if err != nil {
 		return 0, fmt.Errorf("insert audit event: %w", err)
 	}
@@ -79,7 +84,7 @@ func execAudit(ctx context.Context, st *sql.Stmt, ev api.AuditEvent) (int64, err
 }
 
 // AuditEvents lists events newest first, filtered by f.
-func (s *Store) AuditEvents(ctx context.Context, f api.AuditFilter) ([]api.AuditEvent, error) {
+func (s *AuditStore) AuditEvents(ctx context.Context, f api.AuditFilter) ([]api.AuditEvent, error) {
 	var where []string
 	var args []any
 	add := func(cond string, arg any) { where = append(where, cond); args = append(args, arg) }
@@ -114,11 +119,4 @@ func (s *Store) AuditEvents(ctx context.Context, f api.AuditFilter) ([]api.Audit
 			Action: r.Action, Target: r.Target, Revision: r.Revision, Outcome: r.Outcome, Detail: r.Detail, Remote: r.Remote, Count: r.Count})
 	}
 	return out, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }

@@ -50,7 +50,7 @@ type checkpointer struct {
 	round sync.Mutex
 }
 
-func (s *Store) startCheckpointer(ctx context.Context) error {
+func (s *core) startCheckpointer(ctx context.Context) error {
 	conn, err := s.db.Connx(ctx)
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func (s *Store) startCheckpointer(ctx context.Context) error {
 
 // checkpoint is one round: fold the WAL, then restart it if the fold was whole, or if
 // the WAL is past its limit.
-func (s *Store) checkpoint(ctx context.Context, c *checkpointer) error {
+func (s *core) checkpoint(ctx context.Context, c *checkpointer) error {
 	var version int64
 	if err := c.conn.GetContext(ctx, &version, `PRAGMA data_version`); err != nil {
 		return err
@@ -132,7 +132,7 @@ func (c *checkpointer) fold(ctx context.Context) (whole bool, frames int, err er
 // With refold the WAL is folded again under the writer lock first: commits that keep
 // coming leave no moment when the whole WAL is folded, and it would grow without end.
 // That fold holds revisions up for its fsyncs, so only a WAL past its limit gets it.
-func (s *Store) restartWAL(ctx context.Context, c *checkpointer, refold bool) error {
+func (s *core) restartWAL(ctx context.Context, c *checkpointer, refold bool) error {
 	tx, end, err := s.w.begin(ctx)
 	if err != nil {
 		return err
@@ -155,7 +155,7 @@ func (s *Store) restartWAL(ctx context.Context, c *checkpointer, refold bool) er
 
 // stopCheckpointer ends the checkpointer and waits for it, before the database closes;
 // a second Close stops nothing more.
-func (s *Store) stopCheckpointer() {
+func (s *core) stopCheckpointer() {
 	if s.ckpt != nil {
 		s.ckpt.stopOnce.Do(func() { close(s.ckpt.stop) })
 		s.ckpt.done.Wait()

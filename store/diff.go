@@ -13,7 +13,7 @@ import (
 // Diff returns what differs between the states at revisions from and to, object by object.
 // Only objects written between the two are read, so the cost follows the size of the
 // change, not of the config. Certificate keys are never read.
-func (s *Store) Diff(ctx context.Context, from, to int64) (api.Diff, error) {
+func (s *HistoryStore) Diff(ctx context.Context, from, to int64) (api.Diff, error) {
 	head, err := s.headRevision(ctx)
 	if err != nil {
 		return api.Diff{}, err
@@ -71,7 +71,7 @@ func (s *Store) Diff(ctx context.Context, from, to int64) (api.Diff, error) {
 
 // versionsAt returns, for each object written in (lo, hi], its body at revision at (nil
 // when it did not exist then).
-func (s *Store) versionsAt(ctx context.Context, at, lo, hi int64) (map[api.Ref][]byte, error) {
+func (s *core) versionsAt(ctx context.Context, at, lo, hi int64) (map[api.Ref][]byte, error) {
 	q := resolved(`SELECT kind, name, MAX(revision) AS revision, op, body, body_of
 		FROM object_versions
 		WHERE revision <= ? AND (kind, name) IN

@@ -41,11 +41,10 @@ func loadClaims(ctx context.Context, db *sqlx.DB) (map[string]api.HostnameClaim,
 }
 
 // HostnameClaims lists the hostnames Kubernetes namespaces hold, sorted by hostname.
-func (s *Store) HostnameClaims(ctx context.Context) ([]api.HostnameClaim, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]api.HostnameClaim, 0, len(s.claims))
-	for _, c := range s.claims {
+func (s *ClaimStore) HostnameClaims(ctx context.Context) ([]api.HostnameClaim, error) {
+	claims := s.claims.Get()
+	out := make([]api.HostnameClaim, 0, len(claims))
+	for _, c := range claims {
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Hostname < out[j].Hostname })
@@ -54,11 +53,7 @@ func (s *Store) HostnameClaims(ctx context.Context) ([]api.HostnameClaim, error)
 
 // HostnameClaimsChanged returns a channel closed at the next change of the claims that
 // the reconciler did not make itself: an admin's grant or release.
-func (s *Store) HostnameClaimsChanged() <-chan struct{} {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.claimsChanged
-}
+func (s *ClaimStore) HostnameClaimsChanged() <-chan struct{} { return s.claims.Changed() }
 
 // ClaimHostnames records the reconciler's new first claims and releases, in one
 // transaction with one audit event. A claim of a hostname that is held already (by an
@@ -67,13 +62,13 @@ func (s *Store) HostnameClaimsChanged() <-chan struct{} {
 // release removes only the claim it names, as it names it: a grant or a newer claim made
 // since the reconciler read the claims is left alone, so a release cannot take a hostname
 // from whoever holds it now.
-func (s *Store) ClaimHostnames(ctx context.Context, claims, releases []api.HostnameClaim) error {
+func (s *ClaimStore) ClaimHostnames(ctx context.Context, claims, releases []api.HostnameClaim) error {
 	if len(claims) == 0 && len(releases) == 0 {
 		return nil
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	head := s.Head()
+	head := s.head.Get()
 	now := time.Now().UTC()
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -131,7 +126,7 @@ func (s *Store) ClaimHostnames(ctx context.Context, claims, releases []api.Hostn
 // GrantHostname gives a hostname to a namespace, whoever held it, as an admin asks. A
 // hostname that a REST server names cannot be granted: REST servers and Ingresses never
 // share a hostname.
-func (s *Store) GrantHostname(ctx context.Context, hostname, namespace string, ev api.AuditEvent) (*api.HostnameClaim, error) {
+func (s *ClaimStore) GrantHostname(ctx context.Context, hostname, namespace string, ev api.AuditEvent) (*api.HostnameClaim, error) {
 	if err := api.ValidHostname("hostname", hostname); err != nil {
 		return nil, err
 	}
@@ -140,11 +135,11 @@ func (s *Store) GrantHostname(ctx context.Context, hostname, namespace string, e
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if srv := restServerNaming(s.Head(), hostname); srv != "" {
+	if srv := restServerNaming(s.head.Get(), hostname); srv != "" {
 		return nil, api.Errorf(api.EConflict, "hostname %q is named by REST server %q; a hostname is held by the REST API or by one namespace, never both", hostname, srv)
 	}
 	c := api.HostnameClaim{Hostname: hostname, Namespace: namespace, Since: time.Now().UTC(), How: api.HostnameGranted}
-	prev, had := s.claims[hostname]
+	prev, had := s.claims.Get()[hostname]
 	ev.Time, ev.Action, ev.Target, ev.Outcome = c.Since, api.AuditHostnameGrant, "hostname/"+hostname, "success"
 	ev.Detail = "granted to namespace " + namespace
 	if had {
@@ -168,10 +163,10 @@ func (s *Store) GrantHostname(ctx context.Context, hostname, namespace string, e
 // ReleaseHostname ends whatever claim or grant holds the hostname. If Ingresses still name
 // it, the reconciler's next sync gives it to the first of them, as for any unclaimed
 // hostname.
-func (s *Store) ReleaseHostname(ctx context.Context, hostname string, ev api.AuditEvent) error {
+func (s *ClaimStore) ReleaseHostname(ctx context.Context, hostname string, ev api.AuditEvent) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	prev, ok := s.claims[hostname]
+	prev, ok := s.claims.Get()[hostname]
 	if !ok {
 		return api.Errorf(api.ENotFound, "hostname %q is held by no namespace", hostname)
 	}
@@ -191,7 +186,7 @@ func (s *Store) ReleaseHostname(ctx context.Context, hostname string, ev api.Aud
 }
 
 // claimTx runs one change of hostname_claims and its audit event in a transaction.
-func (s *Store) claimTx(ctx context.Context, ev api.AuditEvent, change func(*sqlx.Tx) error) error {
+func (s *core) claimTx(ctx context.Context, ev api.AuditEvent, change func(*sqlx.Tx) error) error {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -206,24 +201,21 @@ func (s *Store) claimTx(ctx context.Context, ev api.AuditEvent, change func(*sql
 	return tx.Commit()
 }
 
-func (s *Store) cloneClaims() map[string]api.HostnameClaim {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	next := make(map[string]api.HostnameClaim, len(s.claims)+1)
-	for k, v := range s.claims {
+func (s *core) cloneClaims() map[string]api.HostnameClaim {
+	claims := s.claims.Get()
+	next := make(map[string]api.HostnameClaim, len(claims)+1)
+	for k, v := range claims {
 		next[k] = v
 	}
 	return next
 }
 
 // setClaims installs the claims; notify wakes the reconciler for changes it did not make.
-func (s *Store) setClaims(next map[string]api.HostnameClaim, notify bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.claims = next
+func (s *core) setClaims(next map[string]api.HostnameClaim, notify bool) {
 	if notify {
-		close(s.claimsChanged)
-		s.claimsChanged = make(chan struct{})
+		s.claims.Publish(next)
+	} else {
+		s.claims.Set(next)
 	}
 }
 
@@ -245,27 +237,4 @@ func restServerNaming(head *api.State, hostname string) string {
 		return ""
 	}
 	return names[0]
-}
-
-// checkHostnameClaims refuses a write of a REST-owned server that names a hostname a Kubernetes
-// namespace holds. It runs under the writer lock.
-func (s *Store) checkHostnameClaims(muts []api.Mutation) error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if len(s.claims) == 0 {
-		return nil
-	}
-	for _, m := range muts {
-		if m.Delete || m.Server == nil || m.Server.Source.Kind == api.SourceKubernetes {
-			continue
-		}
-		for _, h := range m.Server.Hostnames {
-			if c, ok := s.claims[h]; ok {
-				return &api.Error{Code: api.EConflict, Field: "hostnames", Message: fmt.Sprintf(
-					"hostname %q is held by Kubernetes namespace %q (by %s since %s): REST servers and Ingresses never share a hostname; an admin may release it with DELETE /api/v1/kubernetes/hostnames/%s",
-					h, c.Namespace, c.How, c.Since.Format(time.RFC3339), h)}
-			}
-		}
-	}
-	return nil
 }

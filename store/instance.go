@@ -22,17 +22,12 @@ type instanceRow struct {
 	LastApply sql.NullInt64 `db:"last_apply_id"`
 }
 
-// RecordReport stores what an agent reported, as one transaction: its apply records (under
-// the instance's name, so that /applies and the audit log show the fleet's applies) and
-// its row in the instance registry.
-func (s *Store) RecordReport(ctx context.Context, name string, rep *api.Report, seen time.Time) error {
-	return s.RecordReports(ctx, []api.InstanceReport{{Name: name, Report: rep, Seen: seen}})
-}
-
-// RecordReports stores several agents' reports in one transaction: after a change, every
-// agent reports the same revision within moments, and one commit (one WAL sync, one write
-// lock) for all of them costs far less than one each contending for the lock.
-func (s *Store) RecordReports(ctx context.Context, reps []api.InstanceReport) error {
+// RecordReports stores several agents' reports in one transaction: each one's apply
+// records (under the instance's name, so that /applies and the audit log show the fleet's
+// applies) and its row in the instance registry. After a change, every agent reports the
+// same revision within moments, and one commit (one WAL sync, one write lock) for all of
+// them costs far less than one each contending for the lock.
+func (s *FleetStore) RecordReports(ctx context.Context, reps []api.InstanceReport) error {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -50,7 +45,7 @@ func (s *Store) RecordReports(ctx context.Context, reps []api.InstanceReport) er
 }
 
 // recordReport stores one report in tx.
-func (s *Store) recordReport(ctx context.Context, tx *sqlx.Tx, name string, rep *api.Report, seen time.Time) error {
+func (s *core) recordReport(ctx context.Context, tx *sqlx.Tx, name string, rep *api.Report, seen time.Time) error {
 	var last sql.NullInt64
 	for i := range rep.Applies {
 		rec := &rep.Applies[i]
@@ -86,7 +81,7 @@ type instanceApplyRow struct {
 // Whether it is connected and how far it lags are for the caller to say. One query joins
 // the applies: the fleet view and /status ask often, and a query per instance made a list
 // of 50 agents cost 51 round trips.
-func (s *Store) Instances(ctx context.Context) ([]api.Instance, error) {
+func (s *FleetStore) Instances(ctx context.Context) ([]api.Instance, error) {
 	var rows []instanceApplyRow
 	const q = `SELECT i.name, i.version, i.first_seen, i.last_seen, i.applied, i.rejected, i.state, i.last_apply_id,
 			a.id AS a_id, a.revision AS a_revision, a.instance AS a_instance, a.mode AS a_mode,
@@ -114,7 +109,7 @@ func (s *Store) Instances(ctx context.Context) ([]api.Instance, error) {
 
 // DeleteInstance removes an instance from the registry; ENotFound when it is not there.
 // Its apply records stay: they are history, and the pruner takes them in their time.
-func (s *Store) DeleteInstance(ctx context.Context, name string) error {
+func (s *FleetStore) DeleteInstance(ctx context.Context, name string) error {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM instances WHERE name = ?`, name)
 	if err != nil {
 		return fmt.Errorf("delete instance %q: %w", name, err)

@@ -23,7 +23,7 @@ const pruneBatch = 5000
 // row's body_of names; a revision that still owns such rows stays as a row below the
 // floor, which reads answer as pruned. A prune that removes something writes one audit
 // event saying how much, also when it fails halfway (each batch is whole on its own).
-func (s *Store) Prune(ctx context.Context, meta api.Meta, now time.Time) (api.PruneResult, error) {
+func (s *RetentionStore) Prune(ctx context.Context, meta api.Meta, now time.Time) (api.PruneResult, error) {
 	pol, err := s.Retention(ctx)
 	if err != nil {
 		return api.PruneResult{}, err
@@ -49,7 +49,7 @@ func (s *Store) Prune(ctx context.Context, meta api.Meta, now time.Time) (api.Pr
 	if err != nil {
 		ev.Outcome, ev.Detail = "failure", ev.Detail+"; stopped: "+err.Error()
 	}
-	if aerr := s.AddAudit(ctx, ev); aerr != nil && err == nil {
+	if _, aerr := s.addAudit(ctx, ev); aerr != nil && err == nil {
 		err = aerr
 	}
 	return res, err
@@ -57,7 +57,7 @@ func (s *Store) Prune(ctx context.Context, meta api.Meta, now time.Time) (api.Pr
 
 // pruneTo prunes every revision at or below cut in one transaction and adds what went to
 // res.
-func (s *Store) pruneTo(ctx context.Context, cut int64, before time.Time, res *api.PruneResult) error {
+func (s *core) pruneTo(ctx context.Context, cut int64, before time.Time, res *api.PruneResult) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.db.BeginTxx(ctx, nil)

@@ -14,7 +14,7 @@ import (
 	"github.com/restyplane/restyplane/internal/benchmd"
 )
 
-// The size of the prune benchmark: issue 12's numbers.
+// The size of the prune benchmark: the numbers its report's goals are stated for.
 const (
 	pruneBackends = 500
 	pruneRevs     = 101000 // 100,000 to prune and the 1,000 the policy keeps

@@ -9,7 +9,7 @@ import (
 )
 
 // Retention returns the history's retention policy and how far it has pruned.
-func (s *Store) Retention(ctx context.Context) (api.Retention, error) {
+func (s *RetentionStore) Retention(ctx context.Context) (api.Retention, error) {
 	var r api.Retention
 	const q = `SELECT keep_revisions, keep_days, floor FROM retention WHERE id = 1`
 	if err := s.db.QueryRowContext(ctx, q).Scan(&r.KeepRevisions, &r.KeepDays, &r.Floor); err != nil {
@@ -21,7 +21,7 @@ func (s *Store) Retention(ctx context.Context) (api.Retention, error) {
 // SetRetention stores a new retention policy and audits who set it. It prunes nothing by
 // itself: the pruner or an explicit prune does, so that setting a policy is never a
 // surprise deletion inside a request.
-func (s *Store) SetRetention(ctx context.Context, meta api.Meta, r api.Retention) (api.Retention, error) {
+func (s *RetentionStore) SetRetention(ctx context.Context, meta api.Meta, r api.Retention) (api.Retention, error) {
 	if err := r.Validate(); err != nil {
 		return api.Retention{}, err
 	}
@@ -52,7 +52,7 @@ func (s *Store) SetRetention(ctx context.Context, meta api.Meta, r api.Retention
 // checkKept answers EGone for a revision the retention policy pruned. Revision 0, the
 // empty state before the first write, counts as pruned once anything was: a diff from it
 // would need the pruned rows.
-func (s *Store) checkKept(ctx context.Context, rev int64) error {
+func (s *core) checkKept(ctx context.Context, rev int64) error {
 	var floor int64
 	if err := s.db.GetContext(ctx, &floor, `SELECT floor FROM retention WHERE id = 1`); err != nil {
 		return fmt.Errorf("read retention floor: %w", err)

@@ -31,7 +31,7 @@ func (r revisionRow) revision() api.Revision {
 const revisionColumns = `id, parent, created_at, actor, source, message, rollback_of, change_count, auto_rollback`
 
 // Revisions lists revisions newest first, below before (0: from the head), at most limit.
-func (s *Store) Revisions(ctx context.Context, before int64, limit int) ([]api.Revision, error) {
+func (s *HistoryStore) Revisions(ctx context.Context, before int64, limit int) ([]api.Revision, error) {
 	if before <= 0 {
 		before = 1 << 62
 	}
@@ -50,7 +50,7 @@ func (s *Store) Revisions(ctx context.Context, before int64, limit int) ([]api.R
 
 // Revision returns one revision with its changes. Certificate bodies never hold keys:
 // keys live in their own column, which this query does not read.
-func (s *Store) Revision(ctx context.Context, id int64) (*api.Revision, error) {
+func (s *HistoryStore) Revision(ctx context.Context, id int64) (*api.Revision, error) {
 	if err := s.checkKept(ctx, id); err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (s *Store) Revision(ctx context.Context, id int64) (*api.Revision, error) {
 }
 
 // RevisionCount returns the number of revisions stored and not pruned.
-func (s *Store) RevisionCount(ctx context.Context) (int64, error) {
+func (s *HistoryStore) RevisionCount(ctx context.Context) (int64, error) {
 	var n int64
 	if err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM revisions
 		WHERE id >= (SELECT floor FROM retention WHERE id = 1)`); err != nil {

@@ -10,14 +10,14 @@ import (
 
 // State returns the desired state at revision rev (0: the newest). Keys of certificates
 // are included only with withKeys, which only the applier asks for.
-func (s *Store) State(ctx context.Context, rev int64, withKeys bool) (*api.State, error) {
+func (s *HistoryStore) State(ctx context.Context, rev int64, withKeys bool) (*api.State, error) {
 	st, _, err := s.stateAt(ctx, rev, withKeys)
 	return st, err
 }
 
 // stateAt is State that also says, for each object, which row holds its body: a rollback
 // points at those rows instead of copying them.
-func (s *Store) stateAt(ctx context.Context, rev int64, withKeys bool) (*api.State, map[api.Ref]int64, error) {
+func (s *core) stateAt(ctx context.Context, rev int64, withKeys bool) (*api.State, map[api.Ref]int64, error) {
 	head, err := s.headRevision(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -59,7 +59,7 @@ func (s *Store) stateAt(ctx context.Context, rev int64, withKeys bool) (*api.Sta
 	return st, bodies, nil
 }
 
-func (s *Store) headRevision(ctx context.Context) (int64, error) {
+func (s *core) headRevision(ctx context.Context) (int64, error) {
 	var head int64
 	if err := s.db.GetContext(ctx, &head, `SELECT COALESCE(MAX(id), 0) FROM revisions`); err != nil {
 		return 0, fmt.Errorf("head revision: %w", err)
@@ -70,7 +70,7 @@ func (s *Store) headRevision(ctx context.Context) (int64, error) {
 // ReplaceConfig replaces every API-owned object and the settings by those in cfg, as one
 // revision: the declarative form of many writes. Kubernetes-owned objects stay as they are
 // and may not appear in cfg. Zero settings mean the defaults.
-func (s *Store) ReplaceConfig(ctx context.Context, meta api.Meta, cfg api.Config) (*api.WriteResult, error) {
+func (s *HistoryStore) ReplaceConfig(ctx context.Context, meta api.Meta, cfg api.Config) (*api.WriteResult, error) {
 	opt := writeOptions{ifMatchHead: true, checkAll: true}
 	return s.write(ctx, meta, opt, func(head *api.State) ([]api.Mutation, error) {
 		set := cfg.Settings
@@ -131,7 +131,7 @@ func (s *Store) ReplaceConfig(ctx context.Context, meta api.Meta, cfg api.Config
 
 // Rollback writes a new revision whose state equals the state at revision to. History is
 // never rewritten; the new revision records which one it restored.
-func (s *Store) Rollback(ctx context.Context, meta api.Meta, to int64) (*api.WriteResult, error) {
+func (s *HistoryStore) Rollback(ctx context.Context, meta api.Meta, to int64) (*api.WriteResult, error) {
 	if to < 1 {
 		return nil, api.Invalid("revision", "revision must be at least 1")
 	}

@@ -19,24 +19,54 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Store is restyplane's history. It keeps the head state in memory, because every write is
-// checked against it and every read of the desired state is served from it; SQLite is the
-// durable copy and the source of every past state.
+// Store is restyplane's database, split by aggregate: the history of revisions and its
+// head (HistoryStore), tokens (TokenStore), the audit log (AuditStore), the fleet's
+// instances and apply records (FleetStore), the hostname claims of Kubernetes namespaces
+// (ClaimStore) and the retention policy (RetentionStore). They share one SQLite database
+// and one writer lock; each consumer takes the aggregates it needs.
 type Store struct {
+	*core
+	*HistoryStore
+	*TokenStore
+	*AuditStore
+	*FleetStore
+	*ClaimStore
+	*RetentionStore
+}
+
+// HistoryStore is the revisions, the state at any of them, and the head, which it keeps in
+// memory because every write is checked against it and every read of the desired state is
+// served from it; SQLite is the durable copy and the source of every past state.
+type HistoryStore struct{ *core }
+
+// TokenStore is the API tokens, stored hashed.
+type TokenStore struct{ *core }
+
+// AuditStore is the audit log.
+type AuditStore struct{ *core }
+
+// FleetStore is the instances that report, and every instance's apply records.
+type FleetStore struct{ *core }
+
+// ClaimStore is the hostnames Kubernetes namespaces hold.
+type ClaimStore struct{ *core }
+
+// RetentionStore is the retention policy and the pruning of the history by it.
+type RetentionStore struct{ *core }
+
+// core is the database every aggregate works on, and what they share in memory.
+type core struct {
 	db   *sqlx.DB
 	path string
 
 	// wmu serializes writers: a write reads the head, checks against it and commits, and
 	// no other write may slip in between. SQLite has one writer anyway.
 	wmu sync.Mutex
-	// mu guards head and changed for readers.
-	mu      sync.RWMutex
-	head    *api.State
-	changed chan struct{}
+	// head is the desired state; it changes under wmu.
+	head *api.Latest[*api.State]
 	// claims are the hostnames Kubernetes namespaces hold (see hostname.go); they change
 	// under wmu too.
-	claims        map[string]api.HostnameClaim
-	claimsChanged chan struct{}
+	claims *api.Latest[map[string]api.HostnameClaim]
 	// tokens caches the tokens that authenticated (see tokenCache).
 	tokens *tokenCache
 	// prep holds the write path's prepared statements.
@@ -111,7 +141,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	s := &Store{db: db, path: path, changed: make(chan struct{}), claimsChanged: make(chan struct{}), tokens: newTokenCache(), prep: prep, w: w}
+	c := &core{db: db, path: path, tokens: newTokenCache(), prep: prep, w: w}
+	s := &Store{core: c, HistoryStore: &HistoryStore{c}, TokenStore: &TokenStore{c}, AuditStore: &AuditStore{c},
+		FleetStore: &FleetStore{c}, ClaimStore: &ClaimStore{c}, RetentionStore: &RetentionStore{c}}
 	head, err := s.State(ctx, 0, true)
 	if err != nil {
 		db.Close()
@@ -122,11 +154,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("load kept revision: %w", err)
 	}
-	s.head = head
-	if s.claims, err = loadClaims(ctx, db); err != nil {
+	s.head = api.NewLatest(head)
+	claims, err := loadClaims(ctx, db)
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
+	s.claims = api.NewLatest(claims)
 	if err := s.startCheckpointer(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("checkpointer connection: %w", err)
@@ -151,28 +185,14 @@ func (s *Store) Close() error {
 
 // Head returns the current desired state, certificate keys included. The caller must not
 // modify it.
-func (s *Store) Head() *api.State {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.head
-}
+func (s *HistoryStore) Head() *api.State { return s.head.Get() }
 
 // HeadChanged returns a channel that is closed at the next new revision. Waiters take a
 // fresh channel after each wake-up, so a burst of revisions wakes them once.
-func (s *Store) HeadChanged() <-chan struct{} {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.changed
-}
+func (s *HistoryStore) HeadChanged() <-chan struct{} { return s.head.Changed() }
 
 // setHead installs a new head and wakes the waiters of HeadChanged.
-func (s *Store) setHead(h *api.State) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.head = h
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
+func (s *core) setHead(h *api.State) { s.head.Publish(h) }
 
 // SizeBytes returns the size of the database, WAL pages checkpointed or not.
 func (s *Store) SizeBytes(ctx context.Context) (int64, error) {

@@ -44,7 +44,7 @@ func hashToken(secret string) []byte {
 
 // CreateToken stores a token with the given role. An empty secret is generated; the
 // secret is returned once, in the Token, and never stored.
-func (s *Store) CreateToken(ctx context.Context, name, role, secret string) (*api.Token, error) {
+func (s *TokenStore) CreateToken(ctx context.Context, name, role, secret string) (*api.Token, error) {
 	t := api.Token{Name: name, Role: role, Created: time.Now().UTC()}
 	if err := t.Validate(); err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (s *Store) CreateToken(ctx context.Context, name, role, secret string) (*ap
 // Authenticate returns the token a secret belongs to. A token that authenticated before
 // comes from the token cache (see tokenCache), which DeleteToken empties. It records the
 // last use at most once a minute, so that reads do not turn into writes.
-func (s *Store) Authenticate(ctx context.Context, secret string) (*api.Token, error) {
+func (s *TokenStore) Authenticate(ctx context.Context, secret string) (*api.Token, error) {
 	hash := sha256.Sum256([]byte(secret))
 	r, gen, ok := s.tokens.get(hash)
 	if !ok {
@@ -102,7 +102,7 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*api.Token, er
 }
 
 // Tokens lists the tokens, without secrets (which are not stored).
-func (s *Store) Tokens(ctx context.Context) ([]api.Token, error) {
+func (s *TokenStore) Tokens(ctx context.Context) ([]api.Token, error) {
 	var rows []tokenRow
 	if err := s.db.SelectContext(ctx, &rows, `SELECT id, name, role, created_at, last_used_at FROM tokens ORDER BY id`); err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
@@ -115,7 +115,7 @@ func (s *Store) Tokens(ctx context.Context) ([]api.Token, error) {
 }
 
 // DeleteToken revokes a token.
-func (s *Store) DeleteToken(ctx context.Context, id int64) error {
+func (s *TokenStore) DeleteToken(ctx context.Context, id int64) error {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM tokens WHERE id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("delete token %d: %w", id, err)
@@ -129,7 +129,7 @@ func (s *Store) DeleteToken(ctx context.Context, id int64) error {
 }
 
 // TokenCount returns the number of tokens; zero means a first start.
-func (s *Store) TokenCount(ctx context.Context) (int, error) {
+func (s *TokenStore) TokenCount(ctx context.Context) (int, error) {
 	var n int
 	if err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM tokens`); err != nil {
 		return 0, fmt.Errorf("count tokens: %w", err)

@@ -13,7 +13,7 @@ import (
 
 // Write stores the mutations as one revision. A write that changes nothing makes no
 // revision and says so; a dry run stores nothing and answers with what it would do.
-func (s *Store) Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error) {
+func (s *HistoryStore) Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error) {
 	if meta.IfMatch.Set && len(muts) != 1 {
 		return nil, api.Invalid("", "If-Match applies to single-object writes")
 	}
@@ -50,10 +50,10 @@ type pending struct {
 // write runs the whole write path under the writer lock: build the mutations against the
 // head, validate them, check ownership and preconditions, compute what changes, check
 // references on the candidate state, and commit one revision.
-func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, build func(head *api.State) ([]api.Mutation, error)) (*api.WriteResult, error) {
+func (s *core) write(ctx context.Context, meta api.Meta, opt writeOptions, build func(head *api.State) ([]api.Mutation, error)) (*api.WriteResult, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	head := s.Head()
+	head := s.head.Get()
 	if opt.ifMatchHead && !meta.IfMatch.Holds(head.Revision, true) {
 		return nil, api.Errorf(api.EPreconditionFailed, "config is at revision %d, not %s", head.Revision, meta.IfMatch)
 	}
@@ -61,7 +61,7 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkHostnameClaims(muts); err != nil {
+	if err := api.CheckHostnameClaims(muts, s.claims.Get()); err != nil {
 		return nil, err
 	}
 	rev := head.Revision + 1
@@ -136,9 +136,9 @@ func (s *Store) write(ctx context.Context, meta api.Meta, opt writeOptions, buil
 
 // prepare validates one mutation against the head and returns what it changes, or nil
 // when the object is already as written. The object it stores is a copy stamped with rev.
-func (s *Store) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api.Mutation, rev int64) (*pending, error) {
+func (s *core) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api.Mutation, rev int64) (*pending, error) {
 	if opt.restore != nil {
-		m.Name = refName(m)
+		m.Name = m.ObjectName()
 	} else if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (s *Store) prepare(head *api.State, meta api.Meta, opt writeOptions, m *api
 		return nil, api.Errorf(api.EConflict, "%s %q already exists", ref.Kind, ref.Name)
 	}
 	if !opt.anyOwner {
-		if err := checkOwner(meta, m, owner, exists); err != nil {
+		if err := api.CheckOwner(meta, m, owner, exists); err != nil {
 			return nil, err
 		}
 	}
@@ -227,72 +227,8 @@ func stamp(m *api.Mutation, head *api.State, rev int64) {
 	}
 }
 
-// checkOwner enforces that each source changes only what it owns: the REST API its own
-// objects and the settings, the reconciler the objects it translated from the cluster.
-func checkOwner(meta api.Meta, m *api.Mutation, owner api.Source, exists bool) error {
-	k8s := meta.Source == api.SourceKubernetes
-	if m.Kind == api.KindSettings {
-		if k8s {
-			return api.Errorf(api.EForbidden, "kubernetes does not write settings")
-		}
-		return nil
-	}
-	// Who owns the object decides first: a REST write of a kubernetes-owned object is a
-	// conflict that says where to edit it, whatever source the body claims.
-	if exists && (owner.Kind == api.SourceKubernetes) != k8s {
-		if k8s {
-			return api.Errorf(api.EConflict, "%s %q is owned by the REST API; the REST object wins", m.Kind, m.Name)
-		}
-		return api.Errorf(api.EConflict, "%s %q is owned by %s: edit the Kubernetes object instead", m.Kind, m.Name, owner)
-	}
-	if !m.Delete {
-		if got := objectSource(m); (got.Kind == api.SourceKubernetes) != k8s {
-			if k8s {
-				return api.Invalid("source.kind", "objects written by the reconciler must have a kubernetes source")
-			}
-			return api.Invalid("source.kind", "only the Kubernetes reconciler writes kubernetes-owned objects")
-		}
-	}
-	return nil
-}
-
-// refName is the name of the object a mutation carries, or its Name for a delete.
-func refName(m *api.Mutation) string {
-	switch {
-	case m.Backend != nil:
-		return m.Backend.Name
-	case m.Server != nil:
-		return m.Server.Name
-	case m.Certificate != nil:
-		return m.Certificate.Name
-	case m.Settings != nil:
-		return api.SettingsName
-	case m.Htpasswd != nil:
-		return m.Htpasswd.Name
-	case m.CACertificate != nil:
-		return m.CACertificate.Name
-	}
-	return m.Name
-}
-
-func objectSource(m *api.Mutation) api.Source {
-	switch {
-	case m.Backend != nil:
-		return m.Backend.Source
-	case m.Server != nil:
-		return m.Server.Source
-	case m.Certificate != nil:
-		return m.Certificate.Source
-	case m.Htpasswd != nil:
-		return m.Htpasswd.Source
-	case m.CACertificate != nil:
-		return m.CACertificate.Source
-	}
-	return api.Source{}
-}
-
 // commit writes the revision, its object versions and its audit event in one transaction.
-func (s *Store) commit(ctx context.Context, r api.Revision, changes []pending, meta api.Meta, opt writeOptions) error {
+func (s *core) commit(ctx context.Context, r api.Revision, changes []pending, meta api.Meta, opt writeOptions) error {
 	// Once begun, the commit runs to its end even if the client hangs up: the revision is
 	// whole or absent either way, and a context without cancel spares the driver a
 	// goroutine per statement that would only watch for it.

@@ -8,7 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// The server form puts access lists and limits on a location (policies, issue 11), the
+// The server form puts access lists and limits on a location (policies), the
 // config holds them, and a bad CIDR is shown next to its field.
 func TestLocationAccessAndLimitsForm(t *testing.T) {
 	rp := startRestyplane(t)

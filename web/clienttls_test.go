@@ -5,7 +5,7 @@ import (
 )
 
 // The server form sets client certificate verification on a TLS server, and the server's
-// page shows it (policies, issue 11).
+// page shows it (policies).
 func TestServerFormClientTLS(t *testing.T) {
 	rp := startRestyplane(t)
 	_, port := upstream(t, "web")

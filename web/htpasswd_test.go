@@ -9,7 +9,7 @@ import (
 )
 
 // An htpasswd object made through its form shows its users and never its hashes, and the
-// server form puts basic and external auth on a location (policies, issue 11).
+// server form puts basic and external auth on a location (policies).
 func TestHtpasswdFormAndLocationAuth(t *testing.T) {
 	rp := startRestyplane(t)
 	_, port := upstream(t, "web")

@@ -11,7 +11,7 @@ import (
 
 // The server form puts CORS on a location and the server's redirects (app root, forced
 // HTTPS, www) on the server, and keeps a redirecting location without a backend through
-// an edit (policies, issue 11).
+// an edit (policies).
 func TestServerFormCORSAndRedirects(t *testing.T) {
 	rp := startRestyplane(t)
 	_, port := upstream(t, "web")

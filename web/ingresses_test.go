@@ -30,7 +30,7 @@ func TestIngressesShowsEachAnnotationsVerdict(t *testing.T) {
 	safe := kubetest.Ingress(ns, "safe", "restyplane", kubetest.Path{Host: "safe.example.com", Path: "/", Service: "shop", Port: 80})
 	safe.Annotations = map[string]string{"nginx.ingress.kubernetes.io/ssl-redirect": "false", "nginx.ingress.kubernetes.io/enable-influxdb": "true"}
 	locked := kubetest.Ingress(ns, "locked", "restyplane", kubetest.Path{Host: "locked.example.com", Path: "/", Service: "shop", Port: 80})
-	// auth-url is honoured since issue 11; an annotation no policy branch implements.
+	// auth-url is honoured; auth-keepalive is an annotation no policy branch implements.
 	locked.Annotations = map[string]string{"nginx.ingress.kubernetes.io/auth-keepalive": "10"}
 	other := kubetest.Ingress(ns, "elsewhere", "nginx", kubetest.Path{Host: "other.example.com", Path: "/", Service: "shop", Port: 80})
 	c.Create(t, svc, safe, locked, other)

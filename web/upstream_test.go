@@ -30,7 +30,7 @@ func caPEM(t *testing.T) string {
 
 // A CA bundle made through its form shows its subject; the backend form sets the
 // protocol and upstream TLS naming it, and the server form a location's upstream host and
-// X-Forwarded-Prefix (policies, issue 11).
+// X-Forwarded-Prefix (policies).
 func TestCACertificateAndUpstreamForms(t *testing.T) {
 	rp := startRestyplane(t)
 	_, port := upstream(t, "web")

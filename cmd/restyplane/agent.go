@@ -15,12 +15,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/fleet"
+	"github.com/restyplane/restyplane/metrics"
 	"github.com/restyplane/restyplane/openresty"
-	"github.com/restyplane/restyplane/server"
 )
 
 // The follower is the agent's applier's store.
@@ -63,28 +62,25 @@ func (c *agentConfig) flags(fs *flag.FlagSet) {
 	fs.Lookup("openresty").Usage = "managed (start and supervise nginx) or attach (adopt the nginx running in --openresty-prefix) (env RESTYPLANE_OPENRESTY)"
 }
 
+func (c *agentConfig) check() error {
+	if c.controlPlane == "" || c.token == "" {
+		return errors.New("agent needs --control-plane and --token (a token of role dataplane)")
+	}
+	if c.proxy.mode == modeOff {
+		return errors.New("agent needs an OpenResty: --openresty managed or attach")
+	}
+	return nil
+}
+
+func (c *agentConfig) nginxBeside() bool               { return true }
+func (c *agentConfig) logging() (level, format string) { return c.logLevel, c.logFormat }
+
 // agent runs a data plane until ctx ends: it follows the control plane's feed, applies
 // each state to its OpenResty with the same applier as serve, keeps the last applied
 // state on disk, and reports back.
 func agent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg agentConfig
-	fs := flag.NewFlagSet("restyplane agent", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg.flags(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("agent takes no arguments, got %q", fs.Args())
-	}
-	if cfg.controlPlane == "" || cfg.token == "" {
-		return errors.New("agent needs --control-plane and --token (a token of role dataplane)")
-	}
-	if cfg.proxy.mode == modeOff {
-		return errors.New("agent needs an OpenResty: --openresty managed or attach")
-	}
-	leaveCoresToNginx()
-	log, err := newLogger(stderr, cfg.logLevel, cfg.logFormat)
+	log, reg, err := startup("agent", &cfg, args, stderr)
 	if err != nil {
 		return err
 	}
@@ -96,14 +92,12 @@ func agent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fol.Load(); err != nil {
 		return err
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	a := &agentRun{cfg: cfg, fol: fol, reg: reg, log: log, ok: make(chan struct{})}
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.listen, err)
 	}
-	hs := &http.Server{Handler: server.AgentHandler(reg, a.ready), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: metrics.AgentHandler(reg, a.ready), ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
 	defer hs.Close()
 	fctx, cancel := context.WithCancel(ctx)
@@ -173,19 +167,16 @@ func (a *agentRun) start(ctx context.Context) error {
 			}
 		}
 	}
-	metrics, err := server.NewApplyMetrics(a.reg, connections(in.Admin()))
+	p, err := runApplier(ctx, in, a.fol, a.reg, a.log, a.cfg.name)
 	if err != nil {
 		return err
 	}
-	p := &proxy{instance: in, done: make(chan struct{})}
-	p.applier = openresty.NewApplier(a.fol, in, metrics, a.log.With("component", "applier"), a.cfg.name)
-	p.applier.DisableAutoRollback()
 	a.fol.SetReporter(func(ctx context.Context, heartbeat bool) api.Report {
 		st := p.applier.Status(ctx)
 		rep := api.Report{State: st.State, Applied: st.Applied, Rejected: st.Rejected}
 		// The per-backend counters, with the distinct failing clients of the revision it
-		// serves: the control plane decides automatic rollbacks from them. This applier
-		// never watches, so nothing else moves the counting epoch.
+		// serves: the control plane decides automatic rollbacks from them. Nothing else on
+		// the agent reads them, so nothing else moves the counting epoch.
 		if st.Applied > 0 {
 			if c, err := in.Counters(ctx, st.Applied); err == nil {
 				rep.Backends = backendCounters(c)
@@ -205,14 +196,6 @@ func (a *agentRun) start(ctx context.Context) error {
 		}
 		return rep
 	})
-	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p.cancel = cancel
-	go func() {
-		defer close(p.done)
-		if err := p.applier.Run(actx); err != nil {
-			a.log.Error("applier stopped", "err", err)
-		}
-	}()
 	a.px = p
 	close(a.ok)
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/metrics"
 	"github.com/restyplane/restyplane/openresty"
 	"github.com/restyplane/restyplane/server"
 	"github.com/restyplane/restyplane/store"
@@ -24,7 +25,7 @@ var (
 	_ server.Applier    = (*openresty.Applier)(nil)
 	_ openresty.Store   = (*store.Store)(nil)
 	_ openresty.Proxy   = (*openresty.Instance)(nil)
-	_ openresty.Metrics = (*server.ApplyMetrics)(nil)
+	_ openresty.Metrics = (*metrics.ApplyMetrics)(nil)
 )
 
 // OpenResty modes: restyplane starts and supervises nginx, adopts one that something else
@@ -98,7 +99,7 @@ type proxy struct {
 	instance *openresty.Instance
 	applier  *openresty.Applier
 	cancel   context.CancelFunc
-	metrics  *server.ApplyMetrics
+	metrics  *metrics.ApplyMetrics
 	done     chan struct{}
 }
 
@@ -151,15 +152,24 @@ func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.St
 	default:
 		return nil, fmt.Errorf("--openresty %q: want managed, attach or off", c.mode)
 	}
-	metrics, err := server.NewApplyMetrics(reg, connections(in.Admin()))
+	p, err := runApplier(ctx, in, st, reg, log, managedName)
 	if err != nil {
 		return nil, err
 	}
-	p := &proxy{instance: in, metrics: metrics, done: make(chan struct{})}
-	p.applier = openresty.NewApplier(st, in, metrics, log.With("component", "applier"), managedName)
-	// The control plane's rollback watcher decides for every instance, this one included
-	// (see counterSource): the applier's own watch would be a second decider.
-	p.applier.DisableAutoRollback()
+	log.Info("openresty running", "mode", c.mode, "prefix", opts.Prefix, "proxy", c.listen, "tls", c.tlsListen, "binary", opts.Binary)
+	return p, nil
+}
+
+// runApplier registers the applier's metrics on reg and runs an applier of in, named name,
+// that brings it to st's head until stop: the one start-up of serve's instance and an
+// agent's. The applier outlives ctx's cancellation, so that stop ends it in its order.
+func runApplier(ctx context.Context, in *openresty.Instance, st openresty.Store, reg prometheus.Registerer, log *slog.Logger, name string) (*proxy, error) {
+	m, err := metrics.NewApplyMetrics(reg, connections(in.Admin()))
+	if err != nil {
+		return nil, err
+	}
+	p := &proxy{instance: in, metrics: m, done: make(chan struct{})}
+	p.applier = openresty.NewApplier(st, in, m, log.With("component", "applier"), name)
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
 	go func() {
@@ -168,7 +178,6 @@ func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.St
 			log.Error("applier stopped", "err", err)
 		}
 	}()
-	log.Info("openresty running", "mode", c.mode, "prefix", opts.Prefix, "proxy", c.listen, "tls", c.tlsListen, "binary", opts.Binary)
 	return p, nil
 }
 
@@ -183,7 +192,7 @@ func (p *proxy) stop() {
 }
 
 // connections adapts the admin endpoint's stub_status to the gauge the server exports.
-func connections(admin *openresty.AdminClient) server.Connections {
+func connections(admin *openresty.AdminClient) metrics.Connections {
 	return func(ctx context.Context) (map[string]float64, error) {
 		s, err := admin.StubStatus(ctx)
 		if err != nil {

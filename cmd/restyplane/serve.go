@@ -13,9 +13,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-
 	"github.com/restyplane/restyplane/openresty"
 	"github.com/restyplane/restyplane/rollback"
 	"github.com/restyplane/restyplane/server"
@@ -23,8 +20,16 @@ import (
 	"github.com/restyplane/restyplane/web"
 )
 
-// The store is the server's history; the guard keeps the consumer's interface honest.
-var _ server.Store = (*store.Store)(nil)
+// The store's aggregates are what the server reads and writes; the guards keep the
+// consumer's interfaces honest.
+var (
+	_ server.History   = (*store.HistoryStore)(nil)
+	_ server.Tokens    = (*store.TokenStore)(nil)
+	_ server.Audit     = (*store.AuditStore)(nil)
+	_ server.Fleet     = (*store.FleetStore)(nil)
+	_ server.Retention = (*store.RetentionStore)(nil)
+	_ server.Hostnames = (*store.ClaimStore)(nil)
+)
 
 // The rollback watcher takes the agents' counters in through the server.
 var _ server.CounterSink = (*rollback.Watcher)(nil)
@@ -72,6 +77,16 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	c.kube.flags(fs)
 }
 
+func (c *serveConfig) check() error {
+	if d, err := time.ParseDuration(c.pruneEvery); err != nil || d <= 0 {
+		return fmt.Errorf("--prune-interval %q: want a positive duration such as 1h", c.pruneEvery)
+	}
+	return nil
+}
+
+func (c *serveConfig) nginxBeside() bool               { return c.proxy.mode != modeOff }
+func (c *serveConfig) logging() (level, format string) { return c.logLevel, c.logFormat }
+
 // env returns the environment variable name, or def when it is unset or empty.
 func env(name, def string) string {
 	if v := os.Getenv(name); v != "" {
@@ -84,26 +99,11 @@ func env(name, def string) string {
 // accepting, lets in-flight requests finish, ends event streams, and closes the store.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg serveConfig
-	fs := flag.NewFlagSet("restyplane serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg.flags(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve takes no arguments, got %q", fs.Args())
-	}
-	if cfg.proxy.mode != modeOff {
-		leaveCoresToNginx()
-	}
-	log, err := newLogger(stderr, cfg.logLevel, cfg.logFormat)
+	log, reg, err := startup("serve", &cfg, args, stderr)
 	if err != nil {
 		return err
 	}
-	pruneEvery, err := time.ParseDuration(cfg.pruneEvery)
-	if err != nil || pruneEvery <= 0 {
-		return fmt.Errorf("--prune-interval %q: want a positive duration such as 1h", cfg.pruneEvery)
-	}
+	pruneEvery, _ := time.ParseDuration(cfg.pruneEvery) // checked by startup
 
 	st, err := store.Open(ctx, filepath.Join(cfg.dataDir, "restyplane.db"))
 	if err != nil {
@@ -114,7 +114,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// the store closes.
 	pctx, stopPruner := context.WithCancel(ctx)
 	pruned := make(chan struct{})
-	go func() { server.NewPruner(st, pruneEvery, log).Run(pctx); close(pruned) }()
+	go func() { store.NewPruner(st, pruneEvery, log).Run(pctx); close(pruned) }()
 	defer func() { stopPruner(); <-pruned }()
 	if err := bootstrapAdmin(ctx, st, os.Getenv("RESTYPLANE_ADMIN_TOKEN"), stdout, log); err != nil {
 		return err
@@ -126,8 +126,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("--tls-cert and --tls-key go together")
 	}
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	px, err := startProxy(ctx, cfg.proxy, cfg.dataDir, st, reg, log)
 	if err != nil {
 		return err
@@ -159,10 +157,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer func() { <-kubeDone }()
 		ingresses = rec // assigned only when there is one, as applier above
 	}
-	srv, err := server.New(st, server.Options{
+	srv, err := server.New(server.Options{
+		History:   st.HistoryStore,
+		Tokens:    st.TokenStore,
+		Audit:     st.AuditStore,
+		Fleet:     st.FleetStore,
+		Retention: st.RetentionStore,
+		Hostnames: st.ClaimStore,
 		Applier:   applier,
 		Rollback:  watcher,
-		Hostnames: st,
 		Ingresses: ingresses,
 		Logger:    log,
 		Registry:  reg,

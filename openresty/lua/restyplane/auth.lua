@@ -1,4 +1,4 @@
--- External auth's sign-in redirect (policies, issue 11). A 401 of the auth subrequest
+-- External auth's sign-in redirect (policies). A 401 of the auth subrequest
 -- reaches the named location that calls signin, which redirects to the sign-in URL with
 -- rd=<the original URL> as ingress-nginx does: scheme and host as they are, the request
 -- URI escaped, and no rd added when the sign-in URL's query carries one already.

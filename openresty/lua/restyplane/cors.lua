@@ -1,4 +1,4 @@
--- CORS (policies, issue 11). rewrite runs in a location's rewrite phase with the policy as
+-- CORS (policies). rewrite runs in a location's rewrite phase with the policy as
 -- a JSON string, decoded once per worker. A request whose Origin the policy allows gets
 -- its CORS headers through the location's add_header directives (the $rp_cors_*
 -- variables); a preflight (OPTIONS) is answered here, 204, before auth and the upstream.

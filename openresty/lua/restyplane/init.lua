@@ -24,7 +24,7 @@ function _M.init(c)
     require("restyplane.limit")
     require("restyplane.policy")
     require("restyplane.admin")
-    -- Policies (issue 11): a worker that had to read these itself answered 500 where the
+    -- Policies: a worker that had to read these itself answered 500 where the
     -- prefix is under a 0700 data dir.
     require("restyplane.auth")
     require("restyplane.cors")

@@ -1,4 +1,4 @@
--- The www redirect (policies, issue 11): a request for a www partner name goes, with a
+-- The www redirect (policies): a request for a www partner name goes, with a
 -- 308, to the same scheme, the server's hostname, the port the client asked for (from
 -- its Host header, so that a load balancer's port is kept) and the same request URI.
 local _M = {}

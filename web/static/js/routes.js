@@ -13,10 +13,10 @@ import { renderAudit } from './views/audit.js';
 import { renderTokens } from './views/tokens.js';
 import { renderInstances } from './views/instances.js';
 import { renderIngresses } from './views/ingresses.js';
-// Policies (issue 11): htpasswd objects.
+// Policies: htpasswd objects.
 import { renderHtpasswdList, renderHtpasswdDetail } from './views/htpasswds.js';
 import { renderHtpasswdForm } from './views/htpasswd-form.js';
-// Policies (issue 11): CA certificate bundles.
+// Policies: CA certificate bundles.
 import { renderCACertificateList, renderCACertificateDetail } from './views/cacertificates.js';
 import { renderCACertificateForm } from './views/cacertificate-form.js';
 // Proxy-wide settings and, for admins, the history's retention policy.
@@ -38,12 +38,12 @@ export const routes = [
   { path: '/certificates/new', view: renderCertificateForm, nav: 'certificates', role: 'editor' },
   { path: '/certificates/:name', view: renderCertificateDetail, nav: 'certificates' },
   { path: '/certificates/:name/edit', view: renderCertificateForm, nav: 'certificates', role: 'editor' },
-  // Policies (issue 11): htpasswd objects.
+  // Policies: htpasswd objects.
   { path: '/htpasswds', view: renderHtpasswdList, nav: 'htpasswds' },
   { path: '/htpasswds/new', view: renderHtpasswdForm, nav: 'htpasswds', role: 'editor' },
   { path: '/htpasswds/:name', view: renderHtpasswdDetail, nav: 'htpasswds' },
   { path: '/htpasswds/:name/edit', view: renderHtpasswdForm, nav: 'htpasswds', role: 'editor' },
-  // Policies (issue 11): CA certificate bundles.
+  // Policies: CA certificate bundles.
   { path: '/caCertificates', view: renderCACertificateList, nav: 'caCertificates' },
   { path: '/caCertificates/new', view: renderCACertificateForm, nav: 'caCertificates', role: 'editor' },
   { path: '/caCertificates/:name', view: renderCACertificateDetail, nav: 'caCertificates' },

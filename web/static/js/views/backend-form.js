@@ -16,7 +16,7 @@ export async function renderBackendForm(ctx) {
   const [original, all, cas, certs] = await Promise.all([
     editing ? api.get('/backends/' + encodeURIComponent(editing), undefined, signal) : null,
     api.get('/backends', undefined, signal),
-    // Policies (issue 11): the CA bundles and certificates upstream TLS may name.
+    // Policies: the CA bundles and certificates upstream TLS may name.
     api.get('/caCertificates', undefined, signal).catch(() => ({ items: [] })),
     api.get('/certificates', undefined, signal).catch(() => ({ items: [] })),
   ]);

@@ -1,4 +1,4 @@
-// backend-upstream.js is the backend form's protocol and upstream TLS (policies, issue 11):
+// backend-upstream.js is the backend form's protocol and upstream TLS (policies):
 // what the endpoints speak, and for https and grpcs whether their certificate is verified,
 // against which CA bundle and name, with SNI, and the client certificate presented.
 import { h } from '../dom.js';

@@ -1,4 +1,4 @@
-// cacertificate-form.js creates or replaces a CA certificate bundle (policies, issue 11):
+// cacertificate-form.js creates or replaces a CA certificate bundle (policies):
 // PEM CA certificates, no key.
 import { h, route } from '../dom.js';
 import { field, input, reasonField, formError } from '../form.js';

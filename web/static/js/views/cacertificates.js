@@ -1,4 +1,4 @@
-// cacertificates.js lists the CA certificate bundles (policies, issue 11) that backends
+// cacertificates.js lists the CA certificate bundles (policies) that backends
 // verify their upstreams' certificates against, and shows one: its subjects, earliest
 // expiry, fingerprint and the backends that use it. A bundle holds no key.
 import { h, route, replace } from '../dom.js';

@@ -1,4 +1,4 @@
-// htpasswd-form.js creates or replaces an htpasswd object (policies, issue 11). The lines
+// htpasswd-form.js creates or replaces an htpasswd object (policies). The lines
 // textarea always starts empty: the API never returns the hashes, and on replace an empty
 // field keeps the stored lines.
 import { h, route } from '../dom.js';

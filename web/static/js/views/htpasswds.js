@@ -1,4 +1,4 @@
-// htpasswds.js lists the htpasswd objects (users of basic auth, policies issue 11) and shows
+// htpasswds.js lists the htpasswd objects (users of basic auth, a policy) and shows
 // one: its user names and fingerprint. The API never returns the hashes, and this view has
 // no place for them.
 import { h, route, replace } from '../dom.js';

@@ -1,5 +1,5 @@
 // location-access.js is the access list and limits part of a location row in the server
-// form (policies, issue 11). Its inputs come after the row's own and the auth part's, and
+// form (policies). Its inputs come after the row's own and the auth part's, and
 // carry data-policy, so that the server form reads them apart. Lists take CIDRs or
 // addresses separated by commas, spaces or new lines.
 import { h } from '../dom.js';

@@ -1,5 +1,5 @@
 // location-http.js is the CORS and redirect part of a location row in the server form
-// (policies, issue 11), and the server-level redirects. Its inputs carry data-http and
+// (policies), and the server-level redirects. Its inputs carry data-http and
 // come after the row's own and the auth fields, so that the server form reads them apart.
 import { h } from '../dom.js';
 import { field, input, select } from '../form.js';

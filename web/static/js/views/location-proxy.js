@@ -1,5 +1,5 @@
 // location-proxy.js is the body, retry and error page part of a location row in the server
-// form (policies, issue 11). Its inputs come after the row's own and its auth's, and carry
+// form (policies). Its inputs come after the row's own and its auth's, and carry
 // data-pol, so that the server form reads them apart.
 import { h } from '../dom.js';
 import { field, input, select } from '../form.js';

@@ -1,5 +1,5 @@
 // location-upstream.js is the upstream part of a location row in the server form
-// (policies, issue 11): the Host header sent upstream and X-Forwarded-Prefix. Its inputs
+// (policies): the Host header sent upstream and X-Forwarded-Prefix. Its inputs
 // carry data-upstream, so that the server form reads them apart from the row's own.
 import { h } from '../dom.js';
 import { field, input } from '../form.js';

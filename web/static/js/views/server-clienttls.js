@@ -1,5 +1,5 @@
 // server-clienttls.js is the client certificate part of the server form's TLS fieldset
-// (policies, issue 11): the CA that client certificates must chain to, the verify mode,
+// (policies): the CA that client certificates must chain to, the verify mode,
 // the depth, an error page and whether the certificate is passed upstream. nginx asks
 // for the certificate in the TLS handshake, so it shows only when the server has TLS.
 import { h } from '../dom.js';

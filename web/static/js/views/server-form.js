@@ -22,9 +22,9 @@ export async function renderServerForm(ctx) {
     editing ? api.get('/servers/' + encodeURIComponent(editing), undefined, signal) : null,
     api.get('/backends', undefined, signal),
     api.get('/certificates', undefined, signal),
-    // Policies (issue 11): the htpasswd objects basic auth may name.
+    // Policies: the htpasswd objects basic auth may name.
     api.get('/htpasswds', undefined, signal).catch(() => ({ items: [] })),
-    // Policies (issue 11): the CA certificates client certificates may be verified against.
+    // Policies: the CA certificates client certificates may be verified against.
     api.get('/caCertificates', undefined, signal).catch(() => ({ items: [] })),
   ]);
   const htpasswdNames = (htpasswds.items || []).map((x) => x.name);
@@ -72,10 +72,10 @@ export async function renderServerForm(ctx) {
       field({ label: 'Match', input: select([['prefix', 'prefix'], ['exact', 'exact'], ['regex', 'regex']], l.match || 'prefix'), sub: 'match', testid: 'location-match' }),
       field({ label: 'Backend', input: select(backendOptions(l.backend), l.backend || ''), sub: 'backend', testid: 'location-backend' }),
       field({ label: 'Rewrite to', input: input({ value: l.rewrite || '', placeholder: '/', class: 'input-path' }), sub: 'rewrite', testid: 'location-rewrite', hint: 'Optional, prefix only.' }),
-      authFields(l, htpasswdNames), // policies (issue 11); its inputs come last in the row
-      accessFields(l), // policies (issue 11): access lists and limits, after auth's inputs
-      httpFields(l), // policies (issue 11): CORS and redirect, after auth
-      proxyFields(l, backendNames), // policies (issue 11): body, retries and error pages
+      authFields(l, htpasswdNames), // policies; its inputs come last in the row
+      accessFields(l), // policies: access lists and limits, after auth's inputs
+      httpFields(l), // policies: CORS and redirect, after auth
+      proxyFields(l, backendNames), // policies: body, retries and error pages
       upstreamHostFields(l),
     ],
   });
@@ -86,9 +86,9 @@ export async function renderServerForm(ctx) {
   s.tls ? s.tls.certificate : '', { testid: 'server-tls-certificate' });
   const redirect = h('input', { type: 'checkbox', id: 'tls-redirect', checked: Boolean(s.tls && s.tls.redirect), testid: 'server-tls-redirect' });
   const redirectWrap = h('div', { class: 'check' }, redirect, h('label', { for: 'tls-redirect' }, 'Redirect plain HTTP to HTTPS (308)'));
-  const clientTLS = clientTLSFields(s, (cas.items || []).map((x) => x.name)); // policies (issue 11)
+  const clientTLS = clientTLSFields(s, (cas.items || []).map((x) => x.name)); // policies
   const syncTLS = () => { redirectWrap.hidden = !tlsCert.value; clientTLS.el.hidden = !tlsCert.value; };
-  const redirects = serverRedirectFields(s); // policies (issue 11)
+  const redirects = serverRedirectFields(s); // policies
   tlsCert.addEventListener('change', syncTLS);
   syncTLS();
 
@@ -119,23 +119,23 @@ export async function renderServerForm(ctx) {
         const [path, rewrite] = row.querySelectorAll('input');
         const [match, backend] = row.querySelectorAll('select');
         const l = { ...(kept.get(row) || {}), path: path.value.trim(), match: match.value, backend: backend.value };
-        if (!l.backend) delete l.backend; // a redirecting location needs none (issue 11)
+        if (!l.backend) delete l.backend; // a redirecting location needs none
         if (rewrite.value.trim()) l.rewrite = rewrite.value.trim();
         else delete l.rewrite;
-        const auth = readAuth(row); // policies (issue 11)
+        const auth = readAuth(row); // policies
         if (auth) l.auth = auth;
         else delete l.auth;
-        const { access, limits } = readAccess(row); // policies (issue 11)
+        const { access, limits } = readAccess(row); // policies
         if (access) l.access = access;
         else delete l.access;
         if (limits) l.limits = limits;
         else delete l.limits;
-        const { cors, redirect } = readHTTP(row); // policies (issue 11)
+        const { cors, redirect } = readHTTP(row); // policies
         if (cors) l.cors = cors;
         else delete l.cors;
         if (redirect) l.redirect = redirect;
         else delete l.redirect;
-        readProxy(row, l); // policies (issue 11)
+        readProxy(row, l); // policies
         readUpstreamHost(row, l);
         return l;
       }),

@@ -88,12 +88,12 @@ export async function renderServerDetail(ctx) {
       panel('TLS', s.tls ? dl([
         ['Certificate', h('a', { href: route(['certificates', s.tls.certificate]), class: 'mono' }, s.tls.certificate)],
         ['HTTP to HTTPS', s.tls.redirect || (s.clientTLS && s.clientTLS.verify !== 'off') ? 'redirect (308)' : 'both served'],
-        // Policies (issue 11): client certificates.
+        // Policies: client certificates.
         ['Client certificates', s.clientTLS ? h('span', { testid: 'server-clienttls-summary' },
           h('a', { href: route(['caCertificates', s.clientTLS.caCertificate]), class: 'mono' }, s.clientTLS.caCertificate),
           ` verify ${s.clientTLS.verify}, depth ${s.clientTLS.depth}${s.clientTLS.errorPage ? ', error page ' + s.clientTLS.errorPage : ''}${s.clientTLS.passCertificateToUpstream ? ', passed upstream' : ''}`) : 'not asked for'],
       ]) : h('p', { class: 'muted' }, 'Plain HTTP only.'))),
-    // Policies (issue 11): the server's own redirects, when it has any.
+    // Policies: the server's own redirects, when it has any.
     s.appRoot || s.forceSSLRedirect || s.wwwRedirect ? panel('Redirects', dl([
       ['App root', s.appRoot ? h('span', { class: 'mono' }, s.appRoot) : '—'],
       ['Plain HTTP', s.forceSSLRedirect ? 'always redirected to HTTPS (308)' : 'as TLS says'],
@@ -108,15 +108,15 @@ function locationExtras(l) {
   const t = l.timeouts;
   if (t && (t.connect || t.send || t.read)) parts.push(`timeouts ${[t.connect && 'connect ' + t.connect, t.send && 'send ' + t.send, t.read && 'read ' + t.read].filter(Boolean).join(', ')}`);
   for (const hd of l.setHeaders || []) parts.push(`${hd.name}: ${hd.value}`);
-  parts.push(...policyExtras(l)); // policies (issue 11)
-  // Policies (issue 11): a redirect answers instead of the backend; CORS names its origins.
+  parts.push(...policyExtras(l)); // policies
+  // Policies: a redirect answers instead of the backend; CORS names its origins.
   if (l.redirect) parts.push(`redirect ${l.redirect.code || 302} to ${l.redirect.url}`);
   if (l.cors) parts.push(`CORS ${(l.cors.allowOrigins || ['*']).join(', ')}`);
   if (!parts.length) return h('span', { class: 'muted' }, '—');
   return h('ul', { class: 'plain-list small' }, parts.map((p) => h('li', { class: 'mono' }, p)));
 }
 
-// policyExtras summarizes a location's access lists and limits (policies, issue 11).
+// policyExtras summarizes a location's access lists and limits (policies).
 function policyExtras(l) {
   const out = [];
   const a = l.access;

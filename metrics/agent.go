@@ -1,6 +1,7 @@
-package server
+package metrics
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,15 +13,24 @@ import (
 func AgentHandler(reg *prometheus.Registry, ready func() bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, Health{Status: "ok"})
+		writeStatus(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if !ready() {
-			writeJSON(w, http.StatusServiceUnavailable, Health{Status: "no revision served yet"})
+			writeStatus(w, http.StatusServiceUnavailable, "no revision served yet")
 			return
 		}
-		writeJSON(w, http.StatusOK, Health{Status: "ok"})
+		writeStatus(w, http.StatusOK, "ok")
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	return mux
+}
+
+// writeStatus answers as the API's /healthz does: {"status": status}.
+func writeStatus(w http.ResponseWriter, code int, status string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(struct {
+		Status string `json:"status"`
+	}{status})
 }

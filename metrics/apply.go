@@ -1,4 +1,4 @@
-package server
+package metrics
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // ApplyMetrics are the applier's Prometheus collectors. The applier reports through the
 // small interface it declares (openresty.Metrics); this is its Prometheus implementation,
-// here because only the server package speaks Prometheus.
+// apart from the HTTP API so that an agent, which runs no API, exports them too.
 type ApplyMetrics struct {
 	applies       *prometheus.CounterVec
 	duration      *prometheus.HistogramVec
