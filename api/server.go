@@ -251,8 +251,8 @@ func ValidRegex(field, s string) error {
 		if s[i] != '\\' {
 			continue
 		}
-		if i+1 == len(s) || !strings.ContainsRune(`.^$|?*+()[]{}/-dwsDWSb`, rune(s[i+1])) {
-			return Invalid(field, "a backslash may only escape regex punctuation or start \\d \\w \\s \\b")
+		if i+1 == len(s) || !strings.ContainsRune(`.^$|?*+()[]{}/-dwsDWSbz`, rune(s[i+1])) {
+			return Invalid(field, "a backslash may only escape regex punctuation or start \\d \\w \\s \\b \\z")
 		}
 		i++
 	}
