@@ -58,7 +58,10 @@ type Location struct {
 	Match string `json:"match,omitempty" enums:"prefix,exact,regex" example:"prefix"`
 	// Backend is required unless the location redirects.
 	Backend string `json:"backend,omitempty" example:"shop-api"`
-	// Rewrite replaces the matched path prefix before proxying (e.g. "/" strips it).
+	// Rewrite changes the path before proxying; the query string is kept. On a prefix
+	// location it replaces the matched prefix ("/" strips it); on a regex location it
+	// replaces the whole path, and $1-$9 in it are the regex's capture groups
+	// ("^/api(/|$)(.*)" with "/$2" sends /api/users as /users).
 	Rewrite    string    `json:"rewrite,omitempty" example:"/"`
 	Timeouts   *Timeouts `json:"timeouts,omitempty"`
 	SetHeaders []Header  `json:"setHeaders,omitempty"`
@@ -192,13 +195,18 @@ func (l *Location) validate() error {
 	if err := l.CORS.validate(); err != nil {
 		return err
 	}
-	if l.Rewrite != "" {
-		if l.matchOrDefault() != MatchPrefix {
-			return Invalid("rewrite", "rewrite applies to prefix locations only")
-		}
+	switch {
+	case l.Rewrite == "":
+	case l.matchOrDefault() == MatchPrefix:
 		if err := ValidPath("rewrite", l.Rewrite); err != nil {
 			return err
 		}
+	case l.Match == MatchRegex:
+		if err := ValidRegexRewrite("rewrite", l.Rewrite, l.Path); err != nil {
+			return err
+		}
+	default:
+		return Invalid("rewrite", "rewrite applies to prefix and regex locations only")
 	}
 	if err := l.Timeouts.validate(); err != nil {
 		return prefixed("timeouts", err)

@@ -83,9 +83,12 @@ type locationView struct {
 
 // rewriteView is a prefix location's rewrite as two rewrite directives: RestRe captures
 // what follows "<prefix>/" and RestTo is written before the capture; the bare prefix,
-// which is all that RestRe leaves, becomes Exact.
+// which is all that RestRe leaves, becomes Exact. A regex location's rewrite is one
+// directive instead: Regex, the location's own, so that its captures are the ones the
+// location matched, and To, the replacement with its $1-$9.
 type rewriteView struct {
 	RestRe, RestTo, Exact string
+	Regex, To             string
 }
 
 // defaultHeader is a proxy_set_header the template writes as it is: the values are nginx
@@ -158,6 +161,9 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 			case l.Match == api.MatchExact:
 				exact = append(exact, with(base, "=", l.Path))
 			case l.Match == api.MatchRegex:
+				if l.Rewrite != "" {
+					base.Rewrite = &rewriteView{Regex: l.Path, To: l.Rewrite}
+				}
 				regex = append(regex, with(base, "~", l.Path))
 			case trimmed == "":
 				base.URI = withSlash(l.Rewrite)

@@ -33,7 +33,10 @@ type annotations struct {
 	affinity    *api.Affinity
 	canary      *api.Canary // Backend is filled in when the canary is matched to its main
 	rewrite     string
-	timeouts    *api.Timeouts
+	// rewriteCaptures says rewrite names capture groups ($1-$9): the Ingress's paths are
+	// then regexes, as ingress-nginx makes them.
+	rewriteCaptures bool
+	timeouts        *api.Timeouts
 	// sslRedirect is whether plain HTTP is redirected to HTTPS on the Ingress's TLS hosts.
 	sslRedirect bool
 	// ignored are the annotations the Ingress is served without, as "name: why".
@@ -118,8 +121,10 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 		return a, err
 	}
 	if v, ok := get("rewrite-target"); ok {
-		if err := api.ValidPath("rewrite-target", v); err != nil {
-			return a, fmt.Errorf("annotation rewrite-target: %q must be a plain path such as / (capture groups are not supported): %w", v, err)
+		// With $1-$9 the rewrite is checked per path, against the groups each one has.
+		a.rewriteCaptures = strings.Contains(v, "$")
+		if err := api.ValidPath("rewrite-target", v); err != nil && !a.rewriteCaptures {
+			return a, fmt.Errorf("annotation rewrite-target: %q must be a path such as / or /$2: %w", printableValue(v), err)
 		}
 		a.rewrite = v
 	}

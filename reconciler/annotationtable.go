@@ -63,7 +63,7 @@ var annotationTable = map[string]annotationRule{
 	"affinity": honoured("cookie only"), "session-cookie-name": honoured("the affinity cookie's name"),
 	"canary": honoured("canary by weight, header or cookie"), "canary-weight": honoured(""), "canary-by-header": honoured(""),
 	"canary-by-header-value": honoured(""), "canary-by-cookie": honoured(""),
-	"rewrite-target": honoured("a plain path, no capture groups"), "proxy-connect-timeout": honoured(""),
+	"rewrite-target": honoured("a path; with $1-$9 (/$2 on a path with two groups) the Ingress's paths become regexes and the whole path is rewritten with their groups, as in ingress-nginx, and a group the path lacks refuses the Ingress; a plain path replaces only a Prefix path's prefix, where ingress-nginx replaces the whole path"), "proxy-connect-timeout": honoured(""),
 	"proxy-read-timeout": honoured(""), "proxy-send-timeout": honoured(""), "ssl-redirect": honoured("308 to HTTPS on the Ingress's TLS hosts, true unless set false"),
 	// Policies: upstream protocol and host, read by parseUpstream.
 	"backend-protocol": {verdict: api.VerdictHonoured, why: "HTTP, HTTPS, GRPC or GRPCS; AJP and FCGI are refused (HTTP and gRPC only)",

@@ -275,7 +275,7 @@ func (m *merge) buildServers() {
 			return a.Match < b.Match
 		})
 		if hasRegex(srv.Locations) {
-			regexHost(srv.Locations)
+			srv.Locations = regexHost(srv.Locations)
 		}
 		srv.Normalize()
 		// A server the store already holds as it is was valid when it was written.

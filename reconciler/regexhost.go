@@ -17,7 +17,7 @@ import (
 // "/apiary"); restyplane stays case-sensitive and writes a Prefix path of an Ingress
 // without use-regex as the Kubernetes prefix rule, "/api" matching "/api" and "/api/x"
 // only, as its Exact paths match only themselves.
-func regexHost(locs []api.Location) {
+func regexHost(locs []api.Location) []api.Location {
 	sort.SliceStable(locs, func(i, j int) bool {
 		a, b := ingressPath(locs[i]), ingressPath(locs[j])
 		if len(a) != len(b) {
@@ -28,9 +28,11 @@ func regexHost(locs []api.Location) {
 		}
 		return locs[i].Match < locs[j].Match
 	})
-	for i := range locs {
-		asRegex(&locs[i])
+	out := make([]api.Location, 0, len(locs))
+	for _, l := range locs {
+		out = append(out, asRegex(l)...)
 	}
+	return out
 }
 
 // hasRegex reports whether one of the locations is a regex.
@@ -52,20 +54,40 @@ func ingressPath(l api.Location) string {
 	return l.Path
 }
 
-// asRegex writes a prefix or exact location as the regex that matches the same paths.
-// \z, not $, since PCRE's $ also matches before a final newline, which a path may hold
-// as %0A. A prefix location that rewrites stays a prefix: its rewrite replaces the
-// matched prefix, which a regex location's rewrite does not express.
-func asRegex(l *api.Location) {
+// asRegex writes a prefix or exact location as the regexes that match the same paths:
+// one, or two for a prefix that rewrites, whose rewrite replaced the prefix: the bare
+// prefix becomes the rewrite as it is, and what follows "<prefix>/" is kept after it.
+// \z, not $, since PCRE's $ also matches before a final newline, which a path may hold as
+// %0A, and [\s\S] rather than . for the same newline.
+func asRegex(l api.Location) []api.Location {
+	trimmed := strings.TrimRight(l.Path, "/")
+	quoted := regexp.QuoteMeta(trimmed)
 	switch {
+	case l.Match == api.MatchRegex:
+		return []api.Location{l}
 	case l.Match == api.MatchExact:
 		l.Path = "^" + regexp.QuoteMeta(l.Path) + `\z`
-	case l.Match != api.MatchPrefix || l.Rewrite != "":
-		return
-	case strings.TrimRight(l.Path, "/") == "":
+	case l.Rewrite != "" && trimmed == "":
+		l.Path, l.Rewrite = `^/([\s\S]*)`, withSlash(l.Rewrite)+"$1"
+	case l.Rewrite != "":
+		rest := l
+		l.Path, l.Match = "^"+quoted+`\z`, api.MatchRegex
+		rest.Path, rest.Match, rest.Rewrite = "^"+quoted+`/([\s\S]*)`, api.MatchRegex, withSlash(l.Rewrite)+"$1"
+		return []api.Location{l, rest}
+	case trimmed == "":
 		l.Path = "^/"
 	default:
-		l.Path = "^" + regexp.QuoteMeta(strings.TrimRight(l.Path, "/")) + `(?:/|\z)`
+		l.Path = "^" + quoted + `(?:/|\z)`
 	}
 	l.Match = api.MatchRegex
+	return []api.Location{l}
+}
+
+// withSlash makes a prefix's rewrite end in "/" before what followed "<prefix>/": /foo/bar
+// with rewrite /v2 becomes /v2/bar, not /v2bar.
+func withSlash(rewrite string) string {
+	if strings.HasSuffix(rewrite, "/") {
+		return rewrite
+	}
+	return rewrite + "/"
 }
