@@ -270,5 +270,8 @@ func ValidRegex(field, s string) error {
 	if h := starHeight(s); h > 1 {
 		return Invalid(field, "regex has nested unbounded quantifiers, %d deep, as (a+)+ does: PCRE backtracks exponentially on such a regex, so at most one level of *, + or {n,} is allowed", h)
 	}
+	if why := ambiguity(s); why != "" {
+		return Invalid(field, "regex is ambiguous: %s", why)
+	}
 	return nil
 }

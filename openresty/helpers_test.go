@@ -25,7 +25,7 @@ import (
 )
 
 // freePort returns a loopback port that was free a moment ago, outside the ephemeral range.
-func freePort(t *testing.T) int { return rptest.FreePort(t) }
+func freePort(t testing.TB) int { return rptest.FreePort(t) }
 
 // startNginx starts a real nginx with the Lua module for cfg, in a fresh prefix, as
 // generation "1". It fails, never skips, when nginx or the Lua module is missing.
