@@ -85,6 +85,14 @@ type Location struct {
 	// CORS and Redirect (policies): see policy_cors.go and policy_redirect.go.
 	CORS     *CORS     `json:"cors,omitempty"`
 	Redirect *Redirect `json:"redirect,omitempty"`
+	// RequestHeaders and ResponseHeaders set, add and remove headers of the request to the
+	// backend and of the answer; see policy_headers.go.
+	RequestHeaders  *HeaderFilter `json:"requestHeaders,omitempty"`
+	ResponseHeaders *HeaderFilter `json:"responseHeaders,omitempty"`
+	// Return answers every request with a fixed status and body, and Deny with 403,
+	// without a backend; see policy_return.go.
+	Return *Return `json:"return,omitempty"`
+	Deny   bool    `json:"deny,omitempty"`
 }
 
 // Header is a request header that a location sets on the proxied request.
@@ -193,6 +201,12 @@ func (l *Location) validate() error {
 		return err
 	}
 	if err := l.CORS.validate(); err != nil {
+		return err
+	}
+	if err := l.validateAnswer(); err != nil {
+		return err
+	}
+	if err := l.validateHeaders(); err != nil {
 		return err
 	}
 	switch {

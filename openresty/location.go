@@ -79,6 +79,15 @@ type locationView struct {
 	// Redirect makes the location answer with a redirect instead of proxying.
 	CORS     string
 	Redirect *redirectView
+	// RemoveHeaders and AddHeaders are request headers not sent and added to (Headers
+	// holds the ones set); HideHeaders are the upstream's answer headers dropped and
+	// ResponseAdd those added to every answer. Return and Deny answer in the location.
+	RemoveHeaders []string
+	AddHeaders    []headerAdd
+	HideHeaders   []string
+	ResponseAdd   []api.Header
+	Return        *returnView
+	Deny          bool
 }
 
 // rewriteView is a prefix location's rewrite as two rewrite directives: RestRe captures
@@ -144,6 +153,7 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 				DefaultHeaders: headersWithout(l.SetHeaders), Auth: newAuthView(l.Auth),
 				CORS: newCORSConf(l.CORS), Redirect: newRedirectView(l.Redirect), Proxy: newProxyView(l)}
 			withUpstream(&base, &l, ups[l.Backend])
+			withHeaderFilters(&base, &l)
 			if ct != nil {
 				base.ClientHeaders = ct.Headers
 			}
