@@ -42,8 +42,8 @@ test:
 	$(GO) vet -tags nokube ./cmd/restyplane
 	$(GO) test ./... -count=1 -timeout 30m
 	$(GO) test -tags nokube ./cmd/restyplane -count=1
-	$(GO) test ./openresty -run '^$$' -fuzz '^FuzzRender$$' -fuzztime 30000x
-	$(GO) test ./openresty -run '^$$' -fuzz '^FuzzRegexCost$$' -fuzztime 20000x
+	$(GO) test ./openresty/render -run '^$$' -fuzz '^FuzzRender$$' -fuzztime 30000x
+	$(GO) test ./openresty/nginx -run '^$$' -fuzz '^FuzzRegexCost$$' -fuzztime 20000x
 
 # Each benchmark writes its own section of BENCHMARKS.md (between its markers).
 bench:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/render"
 )
 
 // retryFailed is how soon an apply that failed outside nginx's verdict (the admin socket
@@ -75,7 +76,7 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan, traced []
 		}
 		if len(p.deletedAfter) > 0 && !p.resized {
 			// Policies the old workers enforced go now; one left behind only takes room.
-			if _, err := a.proxy.Push(ctx, head.Revision, Push{DeletedPolicies: p.deletedAfter}); err != nil {
+			if _, err := a.proxy.Push(ctx, head.Revision, render.Push{DeletedPolicies: p.deletedAfter}); err != nil {
 				a.log.Warn("delete policies after a reload", "err", err)
 			}
 		}
@@ -180,7 +181,7 @@ func (a *Applier) idleDelay() time.Duration {
 
 // withSkipped adds to push the objects the last apply skipped that head still holds,
 // so that each apply tries them again.
-func (a *Applier) withSkipped(push Push, head *api.State) Push {
+func (a *Applier) withSkipped(push render.Push, head *api.State) render.Push {
 	a.mu.Lock()
 	skipped := a.skipped
 	a.mu.Unlock()

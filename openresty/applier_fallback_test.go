@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/render"
 )
 
 // inPlaceProxy is a fakeProxy that runs, as an nginx started on the conf in place does,
@@ -36,7 +37,7 @@ func TestRejectedHeadAtStartServesTheRevisionInPlace(t *testing.T) {
 	}
 	cfg := *st
 	cfg.Backends = renderedBackends(st.Backends)
-	conf, _ := fp.RenderSized(cfg.Config(true), SizeDicts(st.Backends, st.Certificates), "2")
+	conf, _ := fp.RenderSized(cfg.Config(true), render.SizeDicts(st.Backends, st.Certificates), "2")
 	p := &inPlaceProxy{fakeProxy: fp, conf: conf, gen: "2"}
 
 	a := NewApplier(s, p, nil, slog.New(slog.DiscardHandler), "test")

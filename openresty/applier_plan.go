@@ -9,15 +9,17 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/nginx"
+	"github.com/restyplane/restyplane/openresty/render"
 )
 
 // plan is what one apply does to bring the instance from what it runs to the head.
 type plan struct {
 	mode    string
-	push    Push
+	push    render.Push
 	conf    []byte // the candidate nginx.conf, stamped with the head's generation
 	confKey []byte // the same without generation, to compare with what runs
-	dicts   DictSizes
+	dicts   render.DictSizes
 	certs   []api.Certificate // for a reload: nginx -t and the reload write them
 	// resized is a reload that changes a shared dict's size, or may (nothing is known of
 	// what runs): nginx starts such a zone empty, so the full dynamic state is pushed
@@ -40,7 +42,7 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	running, runningCnf, runningDct := a.running, a.runningCnf, a.runningDct
 	a.mu.Unlock()
 	// The dicts are sized from the head's objects, which the rendered config leaves out.
-	dicts := SizeDicts(head.Backends, head.Certificates)
+	dicts := render.SizeDicts(head.Backends, head.Certificates)
 	// The config to render, made only when something is rendered: copying and sorting
 	// thousands of servers into it took an endpoint change 1.8 ms with 2,000 of them.
 	var cfg *api.Config
@@ -121,12 +123,12 @@ type ConfInPlacer interface {
 	ConfInPlace() (conf []byte, generation string)
 }
 
-var _ ConfInPlacer = (*Instance)(nil)
+var _ ConfInPlacer = (*nginx.Instance)(nil)
 
 // inPlace reports whether the proxy runs the conf cfg renders to: the head's render,
 // stamped with the running generation, equals the conf in place byte for byte. Then the
 // first apply, after restyplane started or adopted nginx, needs no reload.
-func (a *Applier) inPlace(cfg api.Config, dicts DictSizes) bool {
+func (a *Applier) inPlace(cfg api.Config, dicts render.DictSizes) bool {
 	ip, ok := a.proxy.(ConfInPlacer)
 	if !ok {
 		return false
@@ -141,13 +143,13 @@ func (a *Applier) inPlace(cfg api.Config, dicts DictSizes) bool {
 
 // dictsInPlace returns the dict sizes of the conf in place, before the first apply, and
 // whether they are known. A proxy that cannot tell is taken to keep head's sizes.
-func (a *Applier) dictsInPlace(head DictSizes) (DictSizes, bool) {
+func (a *Applier) dictsInPlace(head render.DictSizes) (render.DictSizes, bool) {
 	ip, ok := a.proxy.(ConfInPlacer)
 	if !ok {
 		return head, true
 	}
 	conf, _ := ip.ConfInPlace()
-	return confDicts(conf)
+	return render.ConfDicts(conf)
 }
 
 // sameStructure reports whether two states render the same nginx.conf: the same settings
@@ -185,13 +187,13 @@ func named(s *api.State, cert string) bool {
 // the head. An object's version is the revision that wrote it, so equal versions mean
 // equal objects and nothing needs comparing byte by byte. Only the names found are sorted,
 // so that one change among thousands of backends costs a walk of the map, not a sort.
-func dynamicChanges(running, head *api.State, full bool) Push {
+func dynamicChanges(running, head *api.State, full bool) render.Push {
 	var runBackends map[string]*api.Backend
 	var runCerts map[string]*api.Certificate
 	if running != nil {
 		runBackends, runCerts = running.Backends, running.Certificates
 	}
-	p := Push{Full: full}
+	p := render.Push{Full: full}
 	for _, name := range changedNames(runBackends, head.Backends, func(b *api.Backend) int64 { return b.Version }, full) {
 		p.Backends = append(p.Backends, *head.Backends[name])
 	}

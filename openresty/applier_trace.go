@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/render"
 )
 
 // maxTraced bounds the servers one step leaves out after nginx or the renderer refused
@@ -25,15 +26,6 @@ type badServer struct {
 	noFallback bool
 }
 
-// serverError is a render error that one server caused.
-type serverError struct {
-	server string
-	err    error
-}
-
-func (e *serverError) Error() string { return fmt.Sprintf("server %q: %v", e.server, e.err) }
-func (e *serverError) Unwrap() error { return e.err }
-
 var (
 	// confLineRe finds where in the candidate conf nginx -t met the error it reports.
 	confLineRe = regexp.MustCompile(`\[emerg\][^\n]*? in [^\n]*?nginx\.conf:([0-9]+)`)
@@ -47,9 +39,9 @@ var (
 // those that present the certificate whose file it refused. None when the error lies
 // outside every server (settings, upstream blocks): then the whole revision is rejected.
 func tracedServers(err error, conf []byte, planned *api.State) []string {
-	var se *serverError
+	var se *render.ServerError
 	if errors.As(err, &se) {
-		return []string{se.server}
+		return []string{se.Server}
 	}
 	if m := certFileRe.FindStringSubmatch(err.Error()); m != nil {
 		var names []string

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/render"
 )
 
 // TestTracedServers maps nginx's own error texts back to the servers of a real render.
@@ -20,7 +21,7 @@ func TestTracedServers(t *testing.T) {
 			{Name: "t", Hostnames: []string{"t.test"}, TLS: &api.ServerTLS{Certificate: "c"},
 				Locations: []api.Location{{Path: "/", Backend: "b"}}},
 		}}
-	conf, err := Render(cfg, RenderOptions{Prefix: "/p", ProxyListen: "127.0.0.1:80", TLSListen: "127.0.0.1:443"})
+	conf, err := render.Conf(cfg, render.Options{Prefix: "/p", ProxyListen: "127.0.0.1:80", TLSListen: "127.0.0.1:443"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestTracedServers(t *testing.T) {
 		{"a block that two servers share", emerg(lineOf(`"b.test"`)), []string{"b1", "b2"}},
 		{"outside every server", emerg(lineOf("worker_processes")), nil},
 		{"a certificate's key", errors.New(`nginx -t: [emerg] 7#7: SSL_CTX_use_PrivateKey("/p/confs/test-2/certs/c.key") failed (SSL: key values mismatch)`), []string{"t"}},
-		{"a render error", &serverError{"b2", errors.New("htpasswd gone")}, []string{"b2"}},
+		{"a render error", &render.ServerError{Server: "b2", Err: errors.New("htpasswd gone")}, []string{"b2"}},
 		{"no line", errors.New(`nginx: [emerg] unexpected "}"`), nil},
 	} {
 		if got := tracedServers(c.err, conf, state); !slices.Equal(got, c.want) {
