@@ -16,6 +16,15 @@ import (
 // ingressLimitStatus is what ingress-nginx answers past a limit.
 const ingressLimitStatus = 503
 
+// accessGroup: allow and deny lists of client addresses.
+var accessGroup = annotationGroup{name: "access", scope: scopeLocation, rules: map[string]annotationRule{
+	"whitelist-source-range": honoured(whyCIDRs), "allowlist-source-range": honoured(whyCIDRs),
+	"denylist-source-range": honoured(whyCIDRs), "satisfy": refused(whyAccess),
+}, parse: func(get func(string) (string, bool), a *annotations) (err error) {
+	a.access, err = parseAccess(get)
+	return err
+}}
+
 // parseAccess reads the access list annotations; nil when there are none.
 func parseAccess(get func(string) (string, bool)) (*api.AccessPolicy, error) {
 	var p api.AccessPolicy
@@ -34,6 +43,21 @@ func parseAccess(get func(string) (string, bool)) (*api.AccessPolicy, error) {
 	}
 	return &p, nil
 }
+
+// limitGroup: rate, connection and bandwidth limits per client address.
+var limitGroup = annotationGroup{name: "limits", scope: scopeLocation, rules: map[string]annotationRule{
+	"limit-connections":      honoured("concurrent requests per client address; 503 past it"),
+	"limit-rps":              honoured("per client address, burst rps×limit-burst-multiplier, no delay; 503 past it"),
+	"limit-rpm":              honoured("per client address, burst rpm×limit-burst-multiplier, no delay; 503 past it"),
+	"limit-burst-multiplier": honoured("5 if not set"), "limit-rate": honoured("kilobytes a second"),
+	"limit-rate-after": honoured("kilobytes"),
+	"limit-whitelist":  honoured("CIDRs exempt from the rate and connection limits"), "limit-allowlist": honoured("CIDRs exempt from the rate and connection limits"),
+	"global-rate-limit": refused(whyLimit), "global-rate-limit-window": refused(whyLimit),
+	"global-rate-limit-key": refused(whyLimit), "global-rate-limit-ignored-cidrs": refused(whyLimit),
+}, parse: func(get func(string) (string, bool), a *annotations) (err error) {
+	a.limits, err = parseLimits(get, &a.ignored)
+	return err
+}}
 
 // parseLimits reads the limit annotations; nil when they ask for no limit. ignored gets
 // the ones that have nothing to apply to.

@@ -33,7 +33,10 @@ type annotations struct {
 	affinity    *api.Affinity
 	canary      *api.Canary // Backend is filled in when the canary is matched to its main
 	rewrite     string
-	timeouts    *api.Timeouts
+	// rewriteCaptures says rewrite names capture groups ($1-$9): the Ingress's paths are
+	// then regexes, as ingress-nginx makes them.
+	rewriteCaptures bool
+	timeouts        *api.Timeouts
 	// sslRedirect is whether plain HTTP is redirected to HTTPS on the Ingress's TLS hosts.
 	sslRedirect bool
 	// ignored are the annotations the Ingress is served without, as "name: why".
@@ -56,7 +59,7 @@ type annotations struct {
 }
 
 // parseAnnotations reads the annotations under both prefixes, as annotationTable classes
-// them. It refuses snippets (raw nginx configuration was how most ingress-nginx CVEs got
+// them, each group by its own parser (annotationGroups). It refuses snippets (raw nginx configuration was how most ingress-nginx CVEs got
 // in), annotations that restrict access or protect traffic and are not implemented,
 // unknown restyplane.io annotations, and values outside api's grammars; it lists the
 // ignored ones.
@@ -87,78 +90,106 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 	if len(refusals) > 0 {
 		return a, fmt.Errorf("%w: %s", errRefusedAnnotation, strings.Join(refusals, "; "))
 	}
-	var err error
 	get := func(name string) (string, bool) { v, ok := vals[name]; return strings.TrimSpace(v), ok }
+	for _, g := range annotationGroups {
+		if g.parse == nil {
+			continue
+		}
+		if err := g.parse(get, &a); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+// balanceGroup: how a backend spreads requests over its endpoints.
+var balanceGroup = annotationGroup{name: "balancing", scope: scopeBackend, parse: parseBalance, rules: map[string]annotationRule{
+	"load-balance": honoured("round_robin or ewma"), "upstream-hash-by": honoured("consistent hashing by one nginx variable"),
+	"affinity": honoured("cookie only"), "session-cookie-name": honoured("the affinity cookie's name"),
+	"affinity-mode": ignored(whyNotImpl), "upstream-hash-by-subset": ignored(whyNotImpl),
+	"upstream-hash-by-subset-size": ignored(whyNotImpl), "session-cookie-path": ignored(whyNotImpl),
+	"session-cookie-domain": ignored(whyNotImpl), "session-cookie-samesite": ignored(whyNotImpl),
+	"session-cookie-conditional-samesite-none": ignored(whyNotImpl), "session-cookie-expires": ignored(whyNotImpl),
+	"session-cookie-max-age": ignored(whyNotImpl), "session-cookie-secure": ignored(whyNotImpl),
+	"session-cookie-change-on-failure": ignored(whyNotImpl),
+}}
+
+// parseBalance reads load-balance, upstream-hash-by and cookie affinity.
+func parseBalance(get func(string) (string, bool), a *annotations) error {
 	if v, ok := get("load-balance"); ok {
 		if v != api.RoundRobin && v != api.EWMA {
-			return a, fmt.Errorf("annotation load-balance: %q is not round_robin or ewma", v)
+			return fmt.Errorf("annotation load-balance: %q is not round_robin or ewma", v)
 		}
 		a.loadBalance = v
 	}
 	if v, ok := get("upstream-hash-by"); ok {
 		if err := api.ValidVariable("upstream-hash-by", v); err != nil {
-			return a, fmt.Errorf("annotation upstream-hash-by: %q must be one nginx variable like $request_uri", v)
+			return fmt.Errorf("annotation upstream-hash-by: %q must be one nginx variable like $request_uri", v)
 		}
 		// As in ingress-nginx, hashing takes precedence over load-balance.
 		a.loadBalance, a.hashBy = api.CHash, v
 	}
 	if v, ok := get("affinity"); ok {
 		if v != "cookie" {
-			return a, fmt.Errorf("annotation affinity: %q is not supported, only cookie", v)
+			return fmt.Errorf("annotation affinity: %q is not supported, only cookie", v)
 		}
 		a.affinity = &api.Affinity{Cookie: defaultAffinityCookie}
 		if c, ok := get("session-cookie-name"); ok {
 			if err := api.ValidCookieName("session-cookie-name", c); err != nil {
-				return a, fmt.Errorf("annotation session-cookie-name: %w", err)
+				return fmt.Errorf("annotation session-cookie-name: %w", err)
 			}
 			a.affinity.Cookie = c
 		}
 	}
-	if a.canary, err = parseCanary(get); err != nil {
-		return a, err
-	}
+	return nil
+}
+
+// canaryGroup: an Ingress that takes a share of another's traffic.
+var canaryGroup = annotationGroup{name: "canary", scope: scopeBackend, rules: map[string]annotationRule{
+	"canary": honoured("canary by weight, header or cookie"), "canary-weight": honoured(""), "canary-by-header": honoured(""),
+	"canary-by-header-value": honoured(""), "canary-by-cookie": honoured(""),
+	"affinity-canary-behavior": ignored(whyNotImpl), "canary-by-header-pattern": ignored(whyNotImpl),
+	"canary-weight-total": ignored(whyNotImpl),
+}, parse: func(get func(string) (string, bool), a *annotations) (err error) {
+	a.canary, err = parseCanary(get)
+	return err
+}}
+
+// rewriteGroup: the path sent upstream.
+var rewriteGroup = annotationGroup{name: "rewrite", scope: scopeLocation, parse: parseRewrite, rules: map[string]annotationRule{
+	"rewrite-target":          honoured("a path; with $1-$9 (/$2 on a path with two groups) the Ingress's paths become regexes and the whole path is rewritten with their groups, as in ingress-nginx, and a group the path lacks refuses the Ingress; a plain path replaces only a Prefix path's prefix, where ingress-nginx replaces the whole path"),
+	"preserve-trailing-slash": ignored(whyNotImpl),
+}}
+
+// parseRewrite reads rewrite-target.
+func parseRewrite(get func(string) (string, bool), a *annotations) error {
 	if v, ok := get("rewrite-target"); ok {
-		if err := api.ValidPath("rewrite-target", v); err != nil {
-			return a, fmt.Errorf("annotation rewrite-target: %q must be a plain path such as / (capture groups are not supported): %w", v, err)
+		// With $1-$9 the rewrite is checked per path, against the groups each one has.
+		a.rewriteCaptures = strings.Contains(v, "$")
+		if err := api.ValidPath("rewrite-target", v); err != nil && !a.rewriteCaptures {
+			return fmt.Errorf("annotation rewrite-target: %q must be a path such as / or /$2: %w", printableValue(v), err)
 		}
 		a.rewrite = v
 	}
-	if a.timeouts, err = parseTimeouts(get); err != nil {
-		return a, err
-	}
+	return nil
+}
+
+// sslRedirectGroup: the client's TLS connection.
+var sslRedirectGroup = annotationGroup{name: "tls", scope: scopeHost, parse: parseSSLRedirect, rules: map[string]annotationRule{
+	"ssl-redirect":    honoured("308 to HTTPS on the Ingress's TLS hosts, true unless set false"),
+	"ssl-passthrough": offIsHarmless(refused(whyTLS)),
+	"ssl-ciphers":     refused(whyTLS), "ssl-prefer-server-ciphers": refused(whyTLS),
+}}
+
+// parseSSLRedirect reads ssl-redirect.
+func parseSSLRedirect(get func(string) (string, bool), a *annotations) error {
 	if v, ok := get("ssl-redirect"); ok {
+		var err error
 		if a.sslRedirect, err = strconv.ParseBool(v); err != nil {
-			return a, fmt.Errorf("annotation ssl-redirect: %q is not true or false", v)
+			return fmt.Errorf("annotation ssl-redirect: %q is not true or false", v)
 		}
 	}
-	// Policies: auth.
-	if a.authAnn, err = parseAuth(get); err != nil {
-		return a, err
-	}
-	a.auth = a.authAnn.auth
-	if a.clientTLS, err = parseClientTLS(get); err != nil { // client certificates
-		return a, err
-	}
-	// Policies: access lists and limits.
-	if a.access, err = parseAccess(get); err != nil {
-		return a, err
-	}
-	if a.limits, err = parseLimits(get, &a.ignored); err != nil {
-		return a, err
-	}
-	// Policies: CORS, redirects, upstream HTTP.
-	if a.http, err = parseHTTPPolicies(get); err != nil {
-		return a, err
-	}
-	a.ignored = append(a.ignored, a.http.ignored...)
-	// Policies: bodies, buffering, retries, error pages and matching.
-	if a.pol, err = parseProxyAnnotations(get); err != nil {
-		return a, err
-	}
-	if a.up, err = parseUpstream(get); err != nil {
-		return a, err
-	}
-	return a, nil
+	return nil
 }
 
 // parseCanary reads the canary annotations; it returns nil when the Ingress is no canary.
@@ -203,6 +234,14 @@ func parseCanary(get func(string) (string, bool)) (*api.Canary, error) {
 	}
 	return c, nil
 }
+
+// timeoutGroup: how long the proxy waits for the upstream.
+var timeoutGroup = annotationGroup{name: "timeouts", scope: scopeLocation, rules: map[string]annotationRule{
+	"proxy-connect-timeout": honoured(""), "proxy-read-timeout": honoured(""), "proxy-send-timeout": honoured(""),
+}, parse: func(get func(string) (string, bool), a *annotations) (err error) {
+	a.timeouts, err = parseTimeouts(get)
+	return err
+}}
 
 // parseTimeouts reads the proxy timeouts: whole seconds as ingress-nginx writes them, or a
 // duration in nginx notation.

@@ -83,6 +83,32 @@ func TestAnnotationTableIsRead(t *testing.T) {
 	}
 }
 
+// TestAnnotationGroupsReadTheirOwn: each group's honoured annotations are read by that
+// group's parser, beside which they are declared (a value it cannot take is an error that
+// names the annotation), and a group without a parser honours nothing.
+func TestAnnotationGroupsReadTheirOwn(t *testing.T) {
+	conditional := map[string]bool{"canary-weight": true, "canary-by-header": true, "canary-by-header-value": true,
+		"canary-by-cookie": true, "session-cookie-name": true} // read only with canary or affinity
+	for _, g := range annotationGroups {
+		for name, r := range g.rules {
+			if r.verdict != api.VerdictHonoured || conditional[name] {
+				continue
+			}
+			if g.parse == nil {
+				t.Errorf("group %s honours %s but has no parser", g.name, name)
+				continue
+			}
+			get := func(n string) (string, bool) { return "\x00bad", n == name }
+			if err := g.parse(get, &annotations{sslRedirect: true}); err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("group %s, honoured %s: a bad value gives %v, want an error naming it (does its parser read it?)", g.name, name, err)
+			}
+			if annotationTable[name].scope == "" {
+				t.Errorf("group %s, honoured %s: no scope", g.name, name)
+			}
+		}
+	}
+}
+
 // annotationMarkdown renders the table for the README.
 func annotationMarkdown() string {
 	names := make([]string, 0, len(annotationTable))
@@ -91,14 +117,14 @@ func annotationMarkdown() string {
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	b.WriteString("| annotation (under `nginx.ingress.kubernetes.io/` or `restyplane.io/`) | verdict | why |\n|---|---|---|\n")
+	b.WriteString("| annotation (under `nginx.ingress.kubernetes.io/` or `restyplane.io/`) | verdict | scope | why |\n|---|---|---|---|\n")
 	for _, n := range names {
 		r := annotationTable[n]
 		why := r.why
 		if r.harmless != nil {
 			why += " (harmless values such as `false`, or `HTTP` for backend-protocol, are not refused)"
 		}
-		b.WriteString("| `" + n + "` | " + r.verdict + " | " + strings.TrimSpace(why) + " |\n")
+		b.WriteString("| `" + n + "` | " + r.verdict + " | " + r.scope + " | " + strings.TrimSpace(why) + " |\n")
 	}
 	return b.String()
 }

@@ -25,6 +25,27 @@ type authAnnotations struct {
 	secretType string
 }
 
+// authGroup: basic and external auth.
+var authGroup = annotationGroup{name: "auth", scope: scopeLocation, rules: map[string]annotationRule{
+	"auth-type": honoured("basic (digest is refused)"), "auth-secret": honoured("an Opaque Secret of the Ingress's own namespace; another namespace's is refused"),
+	"auth-secret-type": honoured("auth-file or auth-map"), "auth-realm": honoured(""),
+	"auth-url": honoured("http(s)://host[:port][/path], no nginx variables"), "auth-method": honoured(""),
+	"auth-signin":           honoured("a 401 redirects there with rd=<the original URL>; no nginx variables"),
+	"auth-response-headers": honoured(""), "auth-request-redirect": honoured("sent as X-Auth-Request-Redirect"),
+	"auth-cache-key": refused(whyAuthCache), "auth-cache-duration": refused(whyAuthCache),
+	"auth-proxy-set-headers":     refused(whyAccess),
+	"auth-signin-redirect-param": refused(whyAccess), "auth-always-set-cookie": refused(whyAccess),
+	"auth-keepalive": refused(whyAccess), "auth-keepalive-requests": refused(whyAccess), "auth-keepalive-timeout": refused(whyAccess),
+	"auth-keepalive-share-vars": refused(whyAccess),
+	"enable-global-auth":        ignored("restyplane has no global auth to switch off"),
+}, parse: func(get func(string) (string, bool), a *annotations) (err error) {
+	if a.authAnn, err = parseAuth(get); err != nil {
+		return err
+	}
+	a.auth = a.authAnn.auth
+	return nil
+}}
+
 // parseAuth reads the auth annotations through get.
 func parseAuth(get func(string) (string, bool)) (authAnnotations, error) {
 	var a authAnnotations

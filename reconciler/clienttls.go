@@ -17,6 +17,18 @@ import (
 // clientTLSAnnotations are the names that need auth-tls-secret.
 var clientTLSAnnotations = []string{"auth-tls-verify-client", "auth-tls-verify-depth", "auth-tls-error-page", "auth-tls-pass-certificate-to-upstream"}
 
+// clientTLSGroup: client certificates, verified per host in the TLS handshake.
+var clientTLSGroup = annotationGroup{name: "client certificates", scope: scopeHost, rules: map[string]annotationRule{
+	"auth-tls-secret":        honoured("a Secret's ca.crt (kubernetes.io/tls or Opaque) of the Ingress's own namespace; every Ingress of a host must ask the same, and the host needs a TLS entry"),
+	"auth-tls-verify-client": honoured("on, optional, optional_no_ca or off"), "auth-tls-verify-depth": honoured("1-10"),
+	"auth-tls-error-page":                   honoured("a 302 to an http(s) URL, no nginx variables"),
+	"auth-tls-pass-certificate-to-upstream": honoured("ssl-client-cert, URL-escaped PEM; ssl-client-verify and the DNs are always sent"),
+	"auth-tls-match-cn":                     refused(whyAccess),
+}, parse: func(get func(string) (string, bool), a *annotations) (err error) {
+	a.clientTLS, err = parseClientTLS(get)
+	return err
+}}
+
 // parseClientTLS reads the auth-tls-* annotations through get; it returns nil when the
 // Ingress asks for no client certificate. The caCertificate is named when the plan reads
 // the Secret.

@@ -25,6 +25,29 @@ type httpAnnotations struct {
 	ignored []string
 }
 
+// httpGroup: CORS, redirects and upstream HTTP on the locations; app root, forced HTTPS
+// and the www redirect on the hosts.
+var httpGroup = annotationGroup{name: "http", scope: scopeLocation, rules: map[string]annotationRule{
+	"enable-cors":        honoured("a preflight is answered 204 by the proxy; other requests get the CORS headers on the upstream's answer"),
+	"cors-allow-origin":  honoured("*, or origins http(s)://host[:port], a host may start with *. for one subdomain label"),
+	"cors-allow-methods": honoured(""), "cors-allow-headers": honoured("header names (letters, digits, '-')"),
+	"cors-expose-headers": honoured("header names (letters, digits, '-')"), "cors-allow-credentials": honoured(""),
+	"cors-max-age":            honoured(""),
+	"permanent-redirect":      honoured("an absolute http(s) URL or a path, no nginx variables; the location needs no upstream then"),
+	"permanent-redirect-code": honoured("301, 302, 303, 307 or 308"), "temporal-redirect": honoured("as permanent-redirect; not with it"),
+	"temporal-redirect-code": honoured("301, 302, 303, 307 or 308"), "app-root": honoured("a path; for the whole host, the oldest Ingress's").at(scopeHost),
+	"from-to-www-redirect":    honoured("308; only when no other Ingress, namespace or REST server holds the other name").at(scopeHost),
+	"force-ssl-redirect":      honoured("308 for the whole host when any of its Ingresses asks; by the connection's scheme").at(scopeHost),
+	"proxy-http-version":      honoured("1.1 only, which restyplane always speaks (1.0 is refused)"),
+	"connection-proxy-header": honoured("the Connection header sent upstream"),
+}, parse: func(get func(string) (string, bool), a *annotations) (err error) {
+	if a.http, err = parseHTTPPolicies(get); err != nil {
+		return err
+	}
+	a.ignored = append(a.ignored, a.http.ignored...)
+	return nil
+}}
+
 // parseHTTPPolicies reads the CORS, redirect, app-root, www, force-ssl-redirect,
 // proxy-http-version and connection-proxy-header annotations through get.
 func parseHTTPPolicies(get func(string) (string, bool)) (httpAnnotations, error) {

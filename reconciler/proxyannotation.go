@@ -31,6 +31,27 @@ type proxyAnnotations struct {
 // of these.
 var defaultBackendCodes = []int{502, 503, 504}
 
+// proxyGroup: bodies, buffering, retries, error pages and how the Ingress's paths match.
+var proxyGroup = annotationGroup{name: "proxy", scope: scopeLocation, rules: map[string]annotationRule{
+	"proxy-body-size": honoured("nginx size (10m; 0 is no limit); a larger body is answered 413"), "client-body-buffer-size": honoured(""),
+	"proxy-buffering": honoured("on or off"), "proxy-buffers-number": honoured("3-1024 buffers of proxy-buffer-size (4k if unset)"),
+	"proxy-buffer-size":        honoured("also the size of each of the proxy-buffers-number buffers"),
+	"proxy-max-temp-file-size": honoured("0, or at least twice proxy-buffer-size"), "proxy-request-buffering": honoured("on or off"),
+	"proxy-next-upstream":         honoured("nginx's conditions, space-separated; a retry always moves to an endpoint not tried yet"),
+	"proxy-next-upstream-timeout": honoured("seconds, or a duration"), "proxy-next-upstream-tries": honoured("0-11, the first try included"),
+	"use-regex":                      honoured("this Ingress's paths, Exact too, become regexes anchored at their start; on a host with a regex path every path is a regex, tried longest first, as in ingress-nginx; case-sensitive (ingress-nginx's are ~*), and other Ingresses' Prefix paths keep the Kubernetes prefix rule").at(scopeHost),
+	"server-alias":                   honoured("more hostnames for the Ingress's first host; each is claimed for the namespace like a host, and one held by another namespace is left out and reported").at(scopeHost),
+	"custom-http-errors":             honoured("needs default-backend, which answers the codes with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port and X-Request-ID"),
+	"default-backend":                honoured("a Service of the Ingress's namespace (its first port); alone it answers 502, 503 and 504, the answers of a Service with no endpoint that answers"),
+	"proxy-busy-buffers-size":        ignored("restyplane sets it to proxy-buffer-size, which keeps nginx's sizes consistent"),
+	"disable-proxy-intercept-errors": ignored(whyNotImpl),
+	"proxy-cookie-domain":            ignored(whyNotImpl), "proxy-cookie-path": ignored(whyNotImpl),
+	"proxy-redirect-from": ignored(whyNotImpl), "proxy-redirect-to": ignored(whyNotImpl),
+}, parse: func(get func(string) (string, bool), a *annotations) (err error) {
+	a.pol, err = parseProxyAnnotations(get)
+	return err
+}}
+
 // parseProxyAnnotations reads the annotations through get; a value outside api's grammars
 // refuses the Ingress with the annotation's name.
 func parseProxyAnnotations(get func(string) (string, bool)) (proxyAnnotations, error) {

@@ -23,6 +23,28 @@ type upstreamAnnotations struct {
 	serviceUpstream bool
 }
 
+// upstreamGroup: how the proxy speaks to the backend (protocol, TLS) and what it sends.
+var upstreamGroup = annotationGroup{name: "upstream", scope: scopeBackend, rules: map[string]annotationRule{
+	"backend-protocol": {verdict: api.VerdictHonoured, why: "HTTP, HTTPS, GRPC or GRPCS; AJP and FCGI are refused (HTTP and gRPC only)",
+		refuseValue: func(v string) string {
+			if p := strings.ToUpper(strings.TrimSpace(v)); p == "AJP" || p == "FCGI" {
+				return "restyplane proxies HTTP and gRPC only; AJP and FastCGI backends are not offered"
+			}
+			return ""
+		}},
+	"proxy-ssl-secret": honoured("a kubernetes.io/tls or Opaque Secret of the Ingress's own namespace: ca.crt to verify against, tls.crt/tls.key presented; another namespace's is refused"),
+	"proxy-ssl-verify": honoured("on or off"), "proxy-ssl-name": honoured("one DNS name, no nginx variables"),
+	"proxy-ssl-server-name": honoured("on or off"), "upstream-vhost": honoured("one DNS name, no nginx variables").at(scopeLocation),
+	"x-forwarded-prefix": honoured("a plain path").at(scopeLocation), "service-upstream": honoured("the Service's cluster IP instead of its endpoints"),
+	"proxy-ssl-verify-depth": refused(whyBackend),
+	"proxy-ssl-ciphers":      refused(whyBackend), "proxy-ssl-protocols": refused(whyBackend),
+	"secure-backends": offIsHarmless(refused(whyBackend)),
+	"grpc-backend":    offIsHarmless(refused(whyBackend)),
+}, parse: func(get func(string) (string, bool), a *annotations) (err error) {
+	a.up, err = parseUpstream(get)
+	return err
+}}
+
 // parseUpstream reads the upstream annotations through get.
 func parseUpstream(get func(string) (string, bool)) (upstreamAnnotations, error) {
 	var u upstreamAnnotations

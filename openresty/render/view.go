@@ -32,6 +32,8 @@ type confView struct {
 	// the blocks that do not listen for HTTPS, which the catch-all refuses there.
 	CatchAll   bool
 	PlainHosts []string
+	// HeaderAdds are the maps of the request headers locations add to.
+	HeaderAdds []headerAdd
 }
 
 // realIPView is the realip module's directives: From are CIDRs of api's grammar.
@@ -132,6 +134,7 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 			return nil, &ServerError{sv.Name, err}
 		}
 		v.TLS = v.TLS || sv.TLS != ""
+		v.headerAdds(&sv)
 		v.Servers = append(v.Servers, sv)
 		for _, l := range sv.Locations {
 			blocks[l.Up.Block] = true
