@@ -22,7 +22,8 @@ import (
 type Options struct {
 	// ControlPlane is the control plane's base URL (http:// or https://).
 	ControlPlane string
-	// Token is a dataplane token's secret.
+	// Token is a join token's secret (role dataplane): the agent exchanges it once for its
+	// instance's credential, which it keeps in DataDir.
 	Token string
 	// CAFile, when set, holds the PEM certificates that sign the control plane's.
 	CAFile string
@@ -56,6 +57,7 @@ type Reporter func(ctx context.Context, heartbeat bool) api.Report
 type Follower struct {
 	opts   Options
 	id     string // this agent's identity (api.AgentIDHeader), from Load
+	cred   string // the instance's credential, from Load or the join; under mu
 	client *http.Client
 	log    *slog.Logger
 
@@ -140,9 +142,9 @@ func (f *Follower) HeadChanged() <-chan struct{} { return f.head.Changed() }
 // Loaded is closed once the follower holds a state, from disk or from the feed.
 func (f *Follower) Loaded() <-chan struct{} { return f.loaded }
 
-// authorize sets a request's token and, once Load read it, the agent's identity.
-func (f *Follower) authorize(req *http.Request) {
-	req.Header.Set("Authorization", "Bearer "+f.opts.Token)
+// authorize sets a request's credential and, once Load read it, the agent's identity.
+func (f *Follower) authorize(req *http.Request, cred string) {
+	req.Header.Set("Authorization", "Bearer "+cred)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.id != "" {

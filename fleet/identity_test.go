@@ -26,8 +26,8 @@ func TestAgentIDPersists(t *testing.T) {
 		t.Fatalf("ids %q, %q (same dir) and %q (another), want one valid id per dir", a.id, b.id, other.id)
 	}
 	req, _ := http.NewRequest("GET", "http://cp:9180/api/v1/feed", nil)
-	a.authorize(req)
-	if got := req.Header.Get(api.AgentIDHeader); got != a.id || req.Header.Get("Authorization") != "Bearer x" {
-		t.Fatalf("request headers %v, want the token and id %q", req.Header, a.id)
+	a.authorize(req, "cred")
+	if got := req.Header.Get(api.AgentIDHeader); got != a.id || req.Header.Get("Authorization") != "Bearer cred" {
+		t.Fatalf("request headers %v, want the credential and id %q", req.Header, a.id)
 	}
 }

@@ -32,6 +32,7 @@ func TestApplyReportIsNoHeartbeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.cred = "cred" // joined
 	f.SetReporter(func(ctx context.Context, heartbeat bool) api.Report {
 		if heartbeat {
 			return api.Report{State: "heartbeat"}
@@ -97,6 +98,7 @@ func TestApplyReportsWaitAndShareOneReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.cred = "cred" // joined
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go f.reportLoop(ctx)
@@ -142,6 +144,7 @@ func TestConcurrentReportsDropEachRecordOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.cred = "cred" // joined
 	ctx := context.Background()
 	_ = f.RecordApply(ctx, &api.ApplyRecord{Revision: 1, Outcome: api.OutcomeSuccess})
 	errs := make(chan error, 2)

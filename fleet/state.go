@@ -28,8 +28,12 @@ func (f *Follower) Load() error {
 	if err != nil {
 		return err
 	}
+	cred, err := loadCredential(f.opts.DataDir)
+	if err != nil {
+		return err
+	}
 	f.mu.Lock()
-	f.id = id
+	f.id, f.cred = id, cred
 	f.mu.Unlock()
 	b, err := os.ReadFile(filepath.Join(f.opts.DataDir, stateFile))
 	if errors.Is(err, os.ErrNotExist) {

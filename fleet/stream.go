@@ -75,6 +75,10 @@ func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 		from = 0
 	}
 	f.mu.Unlock()
+	cred, err := f.credential(ctx)
+	if err != nil {
+		return false, err
+	}
 	q := url.Values{"instance": {f.opts.Name}}
 	if from > 0 {
 		q.Set("from", strconv.FormatInt(from, 10))
@@ -85,7 +89,7 @@ func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	f.authorize(req)
+	f.authorize(req, cred)
 	// A stream silent for longer than the read timeout is dead: cancelling its context
 	// ends the read below.
 	var silent atomic.Bool
@@ -116,6 +120,9 @@ func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 	}
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if resp.StatusCode == http.StatusUnauthorized {
+			f.dropCredential(cred)
+		}
 		return false, &answerError{status: resp.StatusCode, url: "GET " + req.URL.Redacted(), body: string(b)}
 	}
 	r := bufio.NewReaderSize(&touchReader{r: resp.Body, touch: func() { idle.Reset(f.opts.ReadTimeout) }}, 64<<10)

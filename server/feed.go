@@ -16,10 +16,10 @@ const feedKeepAlive = 10 * time.Second
 // feed godoc
 //
 //	@Summary	The data planes' feed: the head, then every change (NDJSON stream)
-//	@Description	For the dataplane role only: the lines carry certificates' private keys. The first line is a snapshot of the head unless `from` is the head; when `from` is an older revision, a delta from it instead. Then, at each new head, one delta of what changed since the last line sent (a burst of revisions, or a slow reader, gets one delta covering them all), and a keep-alive line every 10 s. A `from` newer than the head or no longer in the history answers 410: list again without it.
+//	@Description	For an instance's credential only, and only for its own instance: the lines carry certificates' private keys. The first line is a snapshot of the head unless `from` is the head; when `from` is an older revision, a delta from it instead. Then, at each new head, one delta of what changed since the last line sent (a burst of revisions, or a slow reader, gets one delta covering them all), and a keep-alive line every 10 s. A `from` newer than the head or no longer in the history answers 410: list again without it.
 //	@Tags		fleet
 //	@Produce	application/x-ndjson
-//	@Param		instance	query		string	true	"the agent's instance name"
+//	@Param		instance	query		string	false	"the agent's instance name: the credential's, when left out"
 //	@Param		from		query		int		false	"the revision the agent holds"
 //	@Param		X-Restyplane-Agent-Id	header	string	false	"the agent's identity: another agent's stream under the same name is refused (409)"
 //	@Success	200			{object}	api.FeedMessage	"one message per line"
@@ -32,7 +32,13 @@ const feedKeepAlive = 10 * time.Second
 //	@Router		/api/v1/feed [get]
 func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	name := r.URL.Query().Get("instance")
+	if name == "" {
+		name = tokenFrom(r.Context()).Instance
+	}
 	if err := api.ValidName("instance", name); err != nil {
+		return err
+	}
+	if err := s.speaksFor(r, name); err != nil {
 		return err
 	}
 	from, err := queryInt(r, "from", 0, 0, math.MaxInt64)
@@ -52,7 +58,8 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.fleet.connect(name, id); err != nil {
+	cut, err := s.fleet.connect(name, id)
+	if err != nil {
 		return err
 	}
 	defer s.fleet.disconnect(name)
@@ -104,6 +111,9 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 		case <-r.Context().Done():
 			return nil
 		case <-s.closing:
+			return nil
+		case <-cut:
+			// The instance was revoked: its stream ends now, not at its next reconnect.
 			return nil
 		case <-changed:
 		case <-keepAlive.C:

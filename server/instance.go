@@ -17,7 +17,7 @@ const maxReportBody = 8 << 20
 // report godoc
 //
 //	@Summary	An agent reports on its instance
-//	@Description	For the dataplane role only. Stores the apply records (under the instance's name: /applies and the audit log show them) and the instance's version, state and applied revision. Agents send one 50 ms after an apply (heldMs says how long they held it) and as a heartbeat.
+//	@Description	For an instance's credential only, and only for its own instance. Stores the apply records (under the instance's name: /applies and the audit log show them) and the instance's version, state and applied revision. Agents send one 50 ms after an apply (heldMs says how long they held it) and as a heartbeat.
 //	@Tags		fleet
 //	@Accept		json
 //	@Param		name	path	string		true	"the instance name"
@@ -33,6 +33,9 @@ const maxReportBody = 8 << 20
 func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 	name := chi.URLParam(r, "name")
 	if err := api.ValidName("name", name); err != nil {
+		return err
+	}
+	if err := s.speaksFor(r, name); err != nil {
 		return err
 	}
 	id, err := agentID(r)

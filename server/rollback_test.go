@@ -27,7 +27,7 @@ func TestReportsFeedTheRollbackWatcher(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 	waitUntil(t, "the watcher to start", func() bool { _, good := w.Watching(); return good == e.st.Head().Revision })
 
-	dp := e.dataplane()
+	creds := map[string]string{"edge-1": e.credential("edge-1"), "edge-2": e.credential("edge-2")}
 	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("web", 8080)})
 	good := e.st.Head().Revision
 	e.must(http.StatusOK, req{method: "PUT", path: "/api/v1/backends/web/endpoints", token: e.admin,
@@ -41,7 +41,7 @@ func TestReportsFeedTheRollbackWatcher(t *testing.T) {
 	report := func(name string, req, errs, clients int64) {
 		rep := api.Report{State: "running", Applied: bad, Backends: map[string]api.BackendCounter{
 			"web": {Requests: req, Errors: errs, Clients: clients}}}
-		e.must(http.StatusNoContent, reqPost("/api/v1/instances/"+name+"/report", dp, rep))
+		e.must(http.StatusNoContent, reqPost("/api/v1/instances/"+name+"/report", creds[name], rep))
 	}
 	report("edge-1", 100, 0, 0)
 	report("edge-2", 100, 0, 0)
