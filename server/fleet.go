@@ -210,3 +210,17 @@ func lag(head, applied int64) int64 {
 	}
 	return head - applied
 }
+
+// connectedNames lists the instances that hold a feed stream now.
+func (f *fleet) connectedNames() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for n, m := range f.members {
+		if m.streams > 0 {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

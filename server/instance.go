@@ -162,3 +162,7 @@ func (s *Server) fleetSummary(ctx context.Context) (*api.Fleet, error) {
 	}
 	return f, nil
 }
+
+// Connected lists the agents that hold a feed stream now: the automatic rollback counts
+// them among the instances that run a revision under watch.
+func (s *Server) Connected() []string { return s.fleet.connectedNames() }
