@@ -180,7 +180,10 @@ func (f *Follower) setHead(s *api.State, snapshot bool) {
 func (f *Follower) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
 	f.mu.Lock()
 	if len(f.pending) < 1000 {
-		f.pending = append(f.pending, *rec)
+		r := *rec
+		r.Skipped = append([]api.SkippedObject(nil), rec.Skipped...)
+		r.Clamp()
+		f.pending = append(f.pending, r)
 	}
 	f.records++
 	seq := f.records

@@ -74,7 +74,10 @@ func (f *Follower) holdReport(ctx context.Context) bool {
 // reporter.
 func (f *Follower) sendReport(ctx context.Context, heartbeat bool) error {
 	f.mu.Lock()
-	reporter, pending, upTo := f.reporter, append([]api.ApplyRecord(nil), f.pending...), f.records
+	// At most a report's worth of records: the rest go in the next report, sent at once.
+	pending := append([]api.ApplyRecord(nil), f.pending[:min(len(f.pending), api.MaxReportApplies)]...)
+	more := len(f.pending) > len(pending)
+	reporter, upTo := f.reporter, f.records-int64(len(f.pending)-len(pending))
 	base, cred := f.dropped, f.cred
 	f.mu.Unlock()
 	defer f.reported(upTo)
@@ -121,6 +124,12 @@ func (f *Follower) sendReport(ctx context.Context, heartbeat bool) error {
 		f.dropped += n
 	}
 	f.mu.Unlock()
+	if more {
+		select {
+		case f.kick <- struct{}{}:
+		default:
+		}
+	}
 	return nil
 }
 

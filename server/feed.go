@@ -28,6 +28,7 @@ const feedKeepAlive = 10 * time.Second
 //	@Failure	403			{object}	ErrorResponse
 //	@Failure	409			{object}	ErrorResponse
 //	@Failure	410			{object}	ErrorResponse
+//	@Failure	429			{object}	ErrorResponse	"the credential holds 4 feed streams already"
 //	@Security	BearerAuth
 //	@Router		/api/v1/feed [get]
 func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
@@ -49,6 +50,11 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	release, err := s.streams.acquire(tokenFrom(r.Context()).ID, maxFeedStreams, "feed")
+	if err != nil {
+		return err
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	// The stream outlives any write timeout the http.Server has.
 	_ = rc.SetWriteDeadline(time.Time{})

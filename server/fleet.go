@@ -43,6 +43,8 @@ type member struct {
 	reported bool
 	// cut is closed when the instance is revoked, which ends its feed streams.
 	cut chan struct{}
+	// reports and records limit how often it reports and how many records it sends.
+	reports, records bucket
 }
 
 func newFleet(reg prometheus.Registerer, head func() int64) (*fleet, error) {

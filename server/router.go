@@ -77,6 +77,8 @@ type Server struct {
 	denials *groupedAudit
 	// maxInstances caps the instances that may join.
 	maxInstances int
+	// streams counts each token's /events and /feed streams.
+	streams streamLimits
 
 	version   string
 	started   time.Time
