@@ -19,6 +19,9 @@ import (
 // instance when it joined: it sends that, never the join token, on the feed and in reports.
 const credentialFile = "credential"
 
+// historyFile keeps the id of the history the held state belongs to.
+const historyFile = "history-id"
+
 // loadCredential reads the credential kept in dir, "" when the agent has not joined.
 func loadCredential(dir string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, credentialFile))

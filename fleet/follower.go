@@ -9,7 +9,9 @@ import (
 	"crypto/x509"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -43,7 +45,15 @@ type Options struct {
 	ReportDelay time.Duration
 	// MinBackoff and MaxBackoff bound the reconnect delays; zero means 200 ms and 10 s.
 	MinBackoff, MaxBackoff time.Duration
-	Logger                 *slog.Logger
+	// TrustedNetwork allows an http:// control plane that is not on loopback: the join
+	// token, the credential and the certificates' private keys then cross the network in
+	// clear.
+	TrustedNetwork bool
+	// MaxLine caps one feed line, a snapshot included; zero means 256 MiB. A longer line
+	// ends the stream: a control plane, or whatever answers in its place, cannot make the
+	// agent hold more than this.
+	MaxLine int
+	Logger  *slog.Logger
 }
 
 // Reporter says what the instance runs, for the reports: the applier's status and the
@@ -55,11 +65,14 @@ type Reporter func(ctx context.Context, heartbeat bool) api.Report
 // Follower holds the newest state the control plane sent (or, until it answers, the last
 // applied one from disk) and implements the applier's Store.
 type Follower struct {
-	opts   Options
-	id     string // this agent's identity (api.AgentIDHeader), from Load
-	cred   string // the instance's credential, from Load or the join; under mu
-	client *http.Client
-	log    *slog.Logger
+	opts Options
+	id   string // this agent's identity (api.AgentIDHeader), from Load
+	cred string // the instance's credential, from Load or the join; under mu
+	// history names the history the held state belongs to (api.FeedMessage.History),
+	// "" before the first state of a control plane that names it; under mu.
+	history string
+	client  *http.Client
+	log     *slog.Logger
 
 	mu sync.Mutex
 	// head is the newest state held; it changes under mu.
@@ -115,6 +128,12 @@ func New(o Options) (*Follower, error) {
 	}
 	if o.CAFile != "" && strings.HasPrefix(o.ControlPlane, "http://") {
 		return nil, fmt.Errorf("a CA file is for an https:// control plane; over %s the token and the private keys would cross the network in clear", o.ControlPlane)
+	}
+	if err := clearTextAllowed(o.ControlPlane, o.TrustedNetwork); err != nil {
+		return nil, err
+	}
+	if o.MaxLine <= 0 {
+		o.MaxLine = 256 << 20
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if o.CAFile != "" {
@@ -217,4 +236,22 @@ func (f *Follower) SetReporter(r Reporter) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reporter = r
+}
+
+// clearTextAllowed refuses an http:// control plane that is not on loopback unless the
+// network is trusted: the join token, the credential and the private keys would cross it
+// in clear.
+func clearTextAllowed(controlPlane string, trusted bool) error {
+	if !strings.HasPrefix(controlPlane, "http://") || trusted {
+		return nil
+	}
+	u, err := url.Parse(controlPlane)
+	if err != nil {
+		return fmt.Errorf("control plane %q: %w", controlPlane, err)
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("control plane %s is plain http:// off this machine: the token, the instance's credential and the certificates' private keys would cross the network in clear; use https:// (with --ca-file), or --trusted-network if the network is yours alone", controlPlane)
 }

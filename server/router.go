@@ -120,6 +120,7 @@ func New(opts Options) (*Server, error) {
 		applier: opts.Applier, hostnames: opts.Hostnames, ingresses: opts.Ingresses,
 		log: opts.Logger, metrics: m, closing: make(chan struct{}), denials: newGroupedAudit(opts.Audit, opts.Logger),
 		fleet: f, counters: opts.Rollback, maxInstances: opts.MaxInstances, version: opts.Version, started: time.Now().UTC(), keepAlive: opts.FeedKeepAlive}
+	s.feedLines.history = st.HistoryID()
 	s.router = s.routes(opts)
 	return s, nil
 }

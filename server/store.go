@@ -13,6 +13,8 @@ import (
 type History interface {
 	Head() *api.State
 	HeadChanged() <-chan struct{}
+	// HistoryID names the history; the feed carries it.
+	HistoryID() string
 
 	Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error)
 	ReplaceConfig(ctx context.Context, meta api.Meta, cfg api.Config) (*api.WriteResult, error)
