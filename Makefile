@@ -30,8 +30,9 @@ run:
 	wait $$build || exit 1; \
 	exec bin/restyplane-nokube serve
 
-# Every test, then a bounded run of the renderer's fuzz test (go test alone runs only its
-# seed corpus): no input the API accepts may add a directive to nginx.conf. The bound is a
+# Every test, then bounded runs of two fuzz tests (go test alone runs only their seed
+# corpus): no input the API accepts may add a directive to nginx.conf, and no regex
+# location it accepts may cost PCRE in a real nginx more than about 1 ms on any path. The bound is a
 # count of inputs, not a time: Go 1.26's fuzzer can fail a run whose -fuzztime deadline
 # passes while a worker is mid-input ("context deadline exceeded", go.dev/issue/75804,
 # fixed in 1.27), as it did in a fresh clone's CI; 30000 inputs take 10 to 30 s here.
@@ -41,7 +42,8 @@ test:
 	$(GO) vet -tags nokube ./cmd/restyplane
 	$(GO) test ./... -count=1 -timeout 30m
 	$(GO) test -tags nokube ./cmd/restyplane -count=1
-	$(GO) test ./openresty -run '^$$' -fuzz '^FuzzRender$$' -fuzztime 30000x
+	$(GO) test ./openresty/render -run '^$$' -fuzz '^FuzzRender$$' -fuzztime 30000x
+	$(GO) test ./openresty/nginx -run '^$$' -fuzz '^FuzzRegexCost$$' -fuzztime 20000x
 
 # Each benchmark writes its own section of BENCHMARKS.md (between its markers).
 bench:

@@ -124,7 +124,7 @@ func trimSpace(b []byte) []byte {
 
 // MaxCertificateBytes bounds the certificate chains and keys of a state together. OpenResty
 // keeps them in one shared dict that nginx.conf sizes from them with headroom
-// (openresty.SizeDicts); the bound keeps that dict's memory bounded, and a write that would
+// (render.SizeDicts); the bound keeps that dict's memory bounded, and a write that would
 // take them past it is refused, not left to fail at apply.
 const MaxCertificateBytes = 32 << 20
 

@@ -22,7 +22,9 @@ const (
 )
 
 // Server is a virtual host: the hostnames it answers, its TLS certificate and its locations.
-// Changing a server needs an nginx reload.
+// Changing a server needs an nginx reload. A server names at least one hostname: one that
+// is to answer every Host no server names says so with CatchAllHostname, as an Ingress
+// rule without a host does, rather than by naming none.
 type Server struct {
 	Name      string     `json:"name" example:"shop"`
 	Hostnames []string   `json:"hostnames" example:"shop.example.com,*.shop.example.com"`
@@ -95,7 +97,7 @@ func (s *Server) Validate() error {
 		return err
 	}
 	if len(s.Hostnames) == 0 || len(s.Hostnames) > MaxHostnames {
-		return Invalid("hostnames", "a server needs 1-%d hostnames", MaxHostnames)
+		return Invalid("hostnames", "a server needs 1-%d hostnames (%q is the catch-all: every Host no server names)", MaxHostnames, CatchAllHostname)
 	}
 	hosts := map[string]bool{}
 	for i, h := range s.Hostnames {
@@ -259,6 +261,9 @@ func ValidRegex(field, s string) error {
 	}
 	if h := starHeight(s); h > 1 {
 		return Invalid(field, "regex has nested unbounded quantifiers, %d deep, as (a+)+ does: PCRE backtracks exponentially on such a regex, so at most one level of *, + or {n,} is allowed", h)
+	}
+	if why := ambiguity(s); why != "" {
+		return Invalid(field, "regex is ambiguous: %s", why)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/internal/rptest"
-	"github.com/restyplane/restyplane/openresty"
+	"github.com/restyplane/restyplane/openresty/nginx"
 )
 
 // The route the bare mechanism moves on every agent's nginx, behind the agents' backs:
@@ -37,7 +37,7 @@ const fleetBareText = "The floor: on the same 50 nginx, in the same run, %d chan
 // plane and no agent in the way. Its propagation is the floor of the fleet's on this
 // machine: the same nginx, the same pollers, the same cores.
 type barePusher struct {
-	admins  []*openresty.AdminClient
+	admins  []*nginx.AdminClient
 	version int64
 	at      int
 }
@@ -45,7 +45,7 @@ type barePusher struct {
 func newBarePusher(agents []*rptest.Agent) *barePusher {
 	p := &barePusher{version: 1 << 40} // far above any revision: it only has to change
 	for _, a := range agents {
-		p.admins = append(p.admins, openresty.NewAdminClient(openresty.SocketPath(filepath.Join(a.DataDir, "openresty"))))
+		p.admins = append(p.admins, nginx.NewAdminClient(nginx.SocketPath(filepath.Join(a.DataDir, "openresty"))))
 	}
 	return p
 }

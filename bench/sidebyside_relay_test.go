@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
-	"github.com/restyplane/restyplane/openresty"
+	"github.com/restyplane/restyplane/openresty/nginx"
 )
 
 // relaySocketEnv, set to an admin socket, makes the benchmark's own binary the relay.
@@ -95,7 +95,7 @@ func startRelay(tb testing.TB, socket, proxy string) *relaySystem {
 
 // runRelay is the relay's process: it prints its address and serves until killed.
 func runRelay(socket string) {
-	admin := openresty.NewAdminClient(socket)
+	admin := nginx.NewAdminClient(socket)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "relay:", err)

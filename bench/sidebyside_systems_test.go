@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
-	"github.com/restyplane/restyplane/openresty"
+	"github.com/restyplane/restyplane/openresty/nginx"
 	"github.com/restyplane/restyplane/server"
 )
 
@@ -47,7 +47,7 @@ type restySystem struct {
 // backend ("bare"), which restyplane's applier never pushes again, so that the two never
 // disagree about what nginx holds.
 type bareSystem struct {
-	admin   *openresty.AdminClient
+	admin   *nginx.AdminClient
 	proxy   string
 	version int64
 }
@@ -71,9 +71,9 @@ func startResty(in *instance, a *upstream) (*restySystem, *bareSystem, *relaySys
 	if err != nil {
 		in.tb.Fatal(err)
 	}
-	socket := openresty.SocketPath(filepath.Join(in.DataDir, "openresty"))
+	socket := nginx.SocketPath(filepath.Join(in.DataDir, "openresty"))
 	// Far above any revision the benchmark writes: the version only has to change.
-	return &restySystem{in: in, proxy: u.Host}, &bareSystem{admin: openresty.NewAdminClient(socket), proxy: u.Host, version: 1 << 40},
+	return &restySystem{in: in, proxy: u.Host}, &bareSystem{admin: nginx.NewAdminClient(socket), proxy: u.Host, version: 1 << 40},
 		startRelay(in.tb, socket, u.Host)
 }
 

@@ -77,14 +77,21 @@ func (a *authService) lastHeader(name string) string {
 // serveLoopback serves h on a loopback port the OS chose and returns it as an endpoint.
 func serveLoopback(t testing.TB, h http.Handler) map[string]any {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	return serveOn(t, "127.0.0.1", h)
+}
+
+// serveOn is serveLoopback listening on ip: the Kubernetes tests use the host's end of
+// their network namespace's veth, which an EndpointSlice may name.
+func serveOn(t testing.TB, ip string, h http.Handler) map[string]any {
+	t.Helper()
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: h}
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Close() })
-	return map[string]any{"address": "127.0.0.1", "port": l.Addr().(*net.TCPAddr).Port, "weight": 1}
+	return map[string]any{"address": ip, "port": l.Addr().(*net.TCPAddr).Port, "weight": 1}
 }
 
 // do sends a request through the proxy and returns the response with its body read.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/nginx"
+	"github.com/restyplane/restyplane/openresty/render"
 )
 
 // Store is what the applier needs from the history.
@@ -20,48 +22,19 @@ type Store interface {
 type Proxy interface {
 	// RenderSized returns the nginx.conf for cfg, with the shared dicts sized as given
 	// (cfg comes without its backends), stamped with generation.
-	RenderSized(cfg api.Config, dicts DictSizes, generation string) ([]byte, error)
+	RenderSized(cfg api.Config, dicts render.DictSizes, generation string) ([]byte, error)
 	// Test runs nginx -t on conf with the certificate files it names.
 	Test(ctx context.Context, conf []byte, certs []api.Certificate) error
 	// Reload tests, swaps in, reloads and confirms conf, restoring the previous file on
 	// any failure. Its error carries nginx's own text.
 	Reload(ctx context.Context, conf []byte, certs []api.Certificate, generation string) error
-	// Push sends changed and deleted backends and certificates, stamped with version. The
+	// render.Push sends changed and deleted backends and certificates, stamped with version. The
 	// objects it could not apply are left out and returned; the rest applied.
-	Push(ctx context.Context, version int64, push Push) ([]api.SkippedObject, error)
+	Push(ctx context.Context, version int64, push render.Push) ([]api.SkippedObject, error)
 	// Restarted is signalled when the instance started afresh with empty shared memory.
 	Restarted() <-chan struct{}
 	// State says whether the instance runs ("running", "starting", "stopped", ...).
 	State() string
-}
-
-// Push is one dynamic update.
-type Push struct {
-	Backends        []api.Backend     `json:"backends,omitempty"`
-	DeletedBackends []string          `json:"deletedBackends,omitempty"`
-	Certificates    []api.Certificate `json:"certificates,omitempty"`
-	DeletedCerts    []string          `json:"deletedCertificates,omitempty"`
-	// Policies are locations' access lists and limits, which change without
-	// a reload; DeletedPolicies are the names of those gone.
-	Policies        []LocationPolicy `json:"policies,omitempty"`
-	DeletedPolicies []string         `json:"deletedPolicies,omitempty"`
-	// Full replaces everything the instance holds, after it restarted.
-	Full bool `json:"full,omitempty"`
-}
-
-// Empty reports whether the push carries nothing.
-func (p Push) Empty() bool {
-	return !p.Full && len(p.Backends)+len(p.DeletedBackends)+len(p.Certificates)+len(p.DeletedCerts)+
-		len(p.Policies)+len(p.DeletedPolicies) == 0
-}
-
-// Counter is a server's or a backend's cumulative request counts.
-type Counter struct {
-	Requests int64 `json:"requests"`
-	Errors   int64 `json:"errors"`
-	// Clients is, for a backend, the distinct client addresses among its failing requests
-	// in the epoch asked for.
-	Clients int64 `json:"clients,omitempty"`
 }
 
 // Metrics receives what the applier does; the server package implements it with
@@ -89,10 +62,10 @@ type Applier struct {
 	stepMu sync.Mutex
 
 	mu         sync.Mutex
-	running    *api.State // what the instance serves; nil until the first apply
-	runningCnf []byte     // its nginx.conf, rendered with an empty generation
-	runningDct DictSizes  // the dict sizes that conf names
-	rejected   int64      // head revision that nginx rejected; not retried until the head moves
+	running    *api.State       // what the instance serves; nil until the first apply
+	runningCnf []byte           // its nginx.conf, rendered with an empty generation
+	runningDct render.DictSizes // the dict sizes that conf names
+	rejected   int64            // head revision that nginx rejected; not retried until the head moves
 	lastReload time.Time
 	// needFull asks for every dynamic object to be pushed again: at the first apply, and
 	// after OpenResty restarted with empty shared memory. It stays set until that push
@@ -103,6 +76,9 @@ type Applier struct {
 	// and so does a retry every retrySkipped while the head does not move (retryAt).
 	skipped []api.SkippedObject
 	retryAt time.Time
+	// bad are the server versions nginx or the renderer refused (see effective): each
+	// step renders without them, so one tenant's server never holds back the others.
+	bad map[string]badServer
 }
 
 // NewApplier returns an applier for one instance; metrics may be nil.
@@ -173,24 +149,37 @@ func (a *Applier) step(ctx context.Context, onlyDynamic bool) time.Duration {
 	if !full && rejected == head.Revision {
 		return 0
 	}
-	p, err := a.plan(head, full)
-	if onlyDynamic && (err != nil || p.mode != api.ModeDynamic) {
-		return 0 // a rejection or a reload is Run's
-	}
-	if err != nil {
-		mode := api.ModeNone
-		if p != nil {
-			mode = p.mode
+	for round := 0; ; round++ {
+		// A server that nginx or the renderer refuses is traced, left out (or kept at the
+		// version that runs) and reported, and the step plans again without it.
+		eff, traced := a.effective(head)
+		p, err := a.plan(eff, full)
+		if err != nil && round < maxTraced && a.markBad(eff, tracedServers(err, nil, eff), err) {
+			continue
 		}
-		a.reject(ctx, head, mode, time.Now(), err)
-		return 0
-	}
-	if p.mode == api.ModeReload {
-		if wait := minInterval(head) - time.Since(lastReload); wait > 0 {
-			return wait
+		if onlyDynamic && (err != nil || p.mode != api.ModeDynamic) {
+			return 0 // a rejection or a reload is Run's
 		}
+		if err != nil {
+			mode := api.ModeNone
+			if p != nil {
+				mode = p.mode
+			}
+			a.reject(ctx, head, mode, time.Now(), err)
+			a.fallBack(ctx, head)
+			return 0
+		}
+		if p.mode == api.ModeReload {
+			if wait := minInterval(head) - time.Since(lastReload); wait > 0 {
+				return wait
+			}
+		}
+		retry, again := a.apply(ctx, eff, p, traced, round < maxTraced)
+		if again {
+			continue
+		}
+		return retry
 	}
-	return a.apply(ctx, head, p)
 }
 
 // nopMetrics is the Metrics of an applier nobody observes.
@@ -205,3 +194,5 @@ func minInterval(s *api.State) time.Duration {
 	d, _ := ParseDuration(s.Settings.MinReloadInterval)
 	return d
 }
+
+var _ Proxy = (*nginx.Instance)(nil)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/render"
 )
 
 // retryFailed is how soon an apply that failed outside nginx's verdict (the admin socket
@@ -24,7 +25,11 @@ const retrySkipped = 10 * time.Second
 // pushes the running backends back. A reload with nothing to push skips the first test:
 // Reload tests the candidate itself before it swaps anything in, and on a config of
 // thousands of locations each nginx -t costs seconds.
-func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry time.Duration) {
+//
+// traced are the servers left out of head (see effective), reported in the record. When
+// nginx refuses a server block and trace allows, apply marks its servers bad and returns
+// again instead of rejecting head, so that the step plans once more without them.
+func (a *Applier) apply(ctx context.Context, head *api.State, p *plan, traced []api.SkippedObject, trace bool) (retry time.Duration, again bool) {
 	start := time.Now()
 	a.mu.Lock()
 	running := a.running
@@ -32,8 +37,12 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 	prePush := p.pushBefore
 	if p.mode == api.ModeReload && prePush {
 		if err := a.proxy.Test(ctx, p.conf, p.certs); err != nil {
+			if trace && a.markBad(head, tracedServers(err, p.conf, head), err) {
+				return 0, true
+			}
 			a.reject(ctx, head, p.mode, start, err)
-			return 0
+			a.fallBack(ctx, head)
+			return 0, false
 		}
 	}
 	var skipped []api.SkippedObject
@@ -44,7 +53,7 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 			a.mu.Lock()
 			a.last = rec
 			a.mu.Unlock()
-			return retryFailed
+			return retryFailed, false
 		}
 	}
 	if p.mode == api.ModeReload {
@@ -58,12 +67,16 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 					a.log.Error("restore dynamic state after a failed reload", "err", perr)
 				}
 			}
+			if trace && a.markBad(head, tracedServers(err, p.conf, head), err) {
+				return 0, true
+			}
 			a.reject(ctx, head, p.mode, start, err)
-			return 0
+			a.fallBack(ctx, head)
+			return 0, false
 		}
 		if len(p.deletedAfter) > 0 && !p.resized {
 			// Policies the old workers enforced go now; one left behind only takes room.
-			if _, err := a.proxy.Push(ctx, head.Revision, Push{DeletedPolicies: p.deletedAfter}); err != nil {
+			if _, err := a.proxy.Push(ctx, head.Revision, render.Push{DeletedPolicies: p.deletedAfter}); err != nil {
 				a.log.Warn("delete policies after a reload", "err", err)
 			}
 		}
@@ -76,7 +89,7 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 				a.mu.Lock()
 				a.last, a.needFull = rec, true
 				a.mu.Unlock()
-				return retryFailed
+				return retryFailed, false
 			}
 		}
 	}
@@ -91,7 +104,7 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 	// resolves must not grow the table at every retry.
 	var rec *api.ApplyRecord
 	if !retrying || !same {
-		rec = a.record(ctx, head, p.mode, start, api.OutcomeSuccess, nil, skipped...)
+		rec = a.record(ctx, head, p.mode, start, api.OutcomeSuccess, nil, append(append(slices.Clip(traced), p.skipped...), skipped...)...)
 	}
 	a.mu.Lock()
 	a.skipped = skipped
@@ -110,7 +123,7 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan) (retry ti
 	if !head.Written.IsZero() {
 		a.metrics.Propagation(time.Since(head.Written))
 	}
-	return 0
+	return 0, false
 }
 
 // reject records that nginx refused the head. The instance keeps serving what it ran; the
@@ -168,7 +181,7 @@ func (a *Applier) idleDelay() time.Duration {
 
 // withSkipped adds to push the objects the last apply skipped that head still holds,
 // so that each apply tries them again.
-func (a *Applier) withSkipped(push Push, head *api.State) Push {
+func (a *Applier) withSkipped(push render.Push, head *api.State) render.Push {
 	a.mu.Lock()
 	skipped := a.skipped
 	a.mu.Unlock()

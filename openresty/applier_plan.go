@@ -9,21 +9,25 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/nginx"
+	"github.com/restyplane/restyplane/openresty/render"
 )
 
 // plan is what one apply does to bring the instance from what it runs to the head.
 type plan struct {
 	mode    string
-	push    Push
+	push    render.Push
 	conf    []byte // the candidate nginx.conf, stamped with the head's generation
 	confKey []byte // the same without generation, to compare with what runs
-	dicts   DictSizes
+	dicts   render.DictSizes
 	certs   []api.Certificate // for a reload: nginx -t and the reload write them
 	// resized is a reload that changes a shared dict's size, or may (nothing is known of
 	// what runs): nginx starts such a zone empty, so the full dynamic state is pushed
 	// after the reload. pushBefore is whether it is pushed before too: always but for a
 	// known resize, so that the new workers find what they route to in a zone they keep.
 	resized, pushBefore bool
+	// skipped are objects the plan left out because nginx would refuse them.
+	skipped []api.SkippedObject
 	// deletedAfter are policies a reload removes from the conf: the workers
 	// it replaces still look them up, so they are deleted once the reload is done.
 	deletedAfter []string
@@ -38,7 +42,7 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	running, runningCnf, runningDct := a.running, a.runningCnf, a.runningDct
 	a.mu.Unlock()
 	// The dicts are sized from the head's objects, which the rendered config leaves out.
-	dicts := SizeDicts(head.Backends, head.Certificates)
+	dicts := render.SizeDicts(head.Backends, head.Certificates)
 	// The config to render, made only when something is rendered: copying and sorting
 	// thousands of servers into it took an endpoint change 1.8 ms with 2,000 of them.
 	var cfg *api.Config
@@ -92,15 +96,24 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 	if p.mode == api.ModeReload && !p.push.Full {
 		p.deletedAfter, p.push.DeletedPolicies = p.push.DeletedPolicies, nil
 	}
-	p.pushBefore = !p.push.Empty() && (!p.resized || !known)
 	// nginx -t checks the key of every certificate a server names, and says so in its own
 	// words; a certificate that goes only into shared memory has no such check, so the
-	// applier makes it here.
+	// applier makes it here, and leaves such a certificate out, reported, while the rest
+	// applies.
+	kept := make([]api.Certificate, 0, len(p.push.Certificates))
 	for _, c := range p.push.Certificates {
 		if !c.KeyMatches && (p.mode != api.ModeReload || !named(head, c.Name)) {
-			return p, fmt.Errorf("certificate %q: the private key does not belong to the certificate", c.Name)
+			p.skipped = append(p.skipped, api.SkippedObject{Kind: api.KindCertificate, Name: c.Name,
+				Reason: "the private key does not belong to the certificate"})
+			continue
 		}
+		kept = append(kept, c)
 	}
+	p.push.Certificates = kept
+	if p.mode == api.ModeDynamic && p.push.Empty() {
+		p.mode = api.ModeNone
+	}
+	p.pushBefore = !p.push.Empty() && (!p.resized || !known)
 	return p, nil
 }
 
@@ -110,12 +123,12 @@ type ConfInPlacer interface {
 	ConfInPlace() (conf []byte, generation string)
 }
 
-var _ ConfInPlacer = (*Instance)(nil)
+var _ ConfInPlacer = (*nginx.Instance)(nil)
 
 // inPlace reports whether the proxy runs the conf cfg renders to: the head's render,
 // stamped with the running generation, equals the conf in place byte for byte. Then the
 // first apply, after restyplane started or adopted nginx, needs no reload.
-func (a *Applier) inPlace(cfg api.Config, dicts DictSizes) bool {
+func (a *Applier) inPlace(cfg api.Config, dicts render.DictSizes) bool {
 	ip, ok := a.proxy.(ConfInPlacer)
 	if !ok {
 		return false
@@ -130,13 +143,13 @@ func (a *Applier) inPlace(cfg api.Config, dicts DictSizes) bool {
 
 // dictsInPlace returns the dict sizes of the conf in place, before the first apply, and
 // whether they are known. A proxy that cannot tell is taken to keep head's sizes.
-func (a *Applier) dictsInPlace(head DictSizes) (DictSizes, bool) {
+func (a *Applier) dictsInPlace(head render.DictSizes) (render.DictSizes, bool) {
 	ip, ok := a.proxy.(ConfInPlacer)
 	if !ok {
 		return head, true
 	}
 	conf, _ := ip.ConfInPlace()
-	return confDicts(conf)
+	return render.ConfDicts(conf)
 }
 
 // sameStructure reports whether two states render the same nginx.conf: the same settings
@@ -174,13 +187,13 @@ func named(s *api.State, cert string) bool {
 // the head. An object's version is the revision that wrote it, so equal versions mean
 // equal objects and nothing needs comparing byte by byte. Only the names found are sorted,
 // so that one change among thousands of backends costs a walk of the map, not a sort.
-func dynamicChanges(running, head *api.State, full bool) Push {
+func dynamicChanges(running, head *api.State, full bool) render.Push {
 	var runBackends map[string]*api.Backend
 	var runCerts map[string]*api.Certificate
 	if running != nil {
 		runBackends, runCerts = running.Backends, running.Certificates
 	}
-	p := Push{Full: full}
+	p := render.Push{Full: full}
 	for _, name := range changedNames(runBackends, head.Backends, func(b *api.Backend) int64 { return b.Version }, full) {
 		p.Backends = append(p.Backends, *head.Backends[name])
 	}

@@ -9,13 +9,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/render"
 )
 
 // renderingProxy is fakeProxy with the real renderer, so that the plan compares real confs.
 type renderingProxy struct{ *fakeProxy }
 
-func (r renderingProxy) RenderSized(cfg api.Config, dicts DictSizes, gen string) ([]byte, error) {
-	return Render(cfg, RenderOptions{Generation: gen, Prefix: "/srv/restyplane", ProxyListen: "127.0.0.1:8080",
+func (r renderingProxy) RenderSized(cfg api.Config, dicts render.DictSizes, gen string) ([]byte, error) {
+	return render.Conf(cfg, render.Options{Generation: gen, Prefix: "/srv/restyplane", ProxyListen: "127.0.0.1:8080",
 		TLSListen: "127.0.0.1:8443", Dicts: dicts})
 }
 
@@ -41,7 +42,7 @@ func TestApplierPolicyModes(t *testing.T) {
 	go func() { a.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 	waitFor(t, "first apply", func() bool { return a.Status(context.Background()).InSync })
-	step := func(what, mode string, m api.Mutation) Push {
+	step := func(what, mode string, m api.Mutation) render.Push {
 		t.Helper()
 		_, before := p.count()
 		rev := mustWrite(t, s, m)
@@ -50,7 +51,7 @@ func TestApplierPolicyModes(t *testing.T) {
 			t.Fatalf("%s: mode %q, want %q", what, got, mode)
 		}
 		_, after := p.count()
-		var all Push
+		var all render.Push
 		for _, x := range p.pushes[before:after] {
 			all.Policies = append(all.Policies, x.Policies...)
 			all.DeletedPolicies = append(all.DeletedPolicies, x.DeletedPolicies...)

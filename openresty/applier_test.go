@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/render"
 	"github.com/restyplane/restyplane/store"
 )
 
@@ -21,12 +22,12 @@ import (
 type fakeProxy struct {
 	mu        sync.Mutex
 	reloads   int
-	pushes    []Push
+	pushes    []render.Push
 	rejectOn  string // a Test of a config containing this fails
 	restarted chan struct{}
 }
 
-func (f *fakeProxy) RenderSized(cfg api.Config, dicts DictSizes, gen string) ([]byte, error) {
+func (f *fakeProxy) RenderSized(cfg api.Config, dicts render.DictSizes, gen string) ([]byte, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gen %s\ndicts %d %d\n", gen, dicts.Backends, dicts.Certificates)
 	for _, s := range cfg.Servers {
@@ -53,7 +54,7 @@ func (f *fakeProxy) Reload(ctx context.Context, conf []byte, certs []api.Certifi
 	return nil
 }
 
-func (f *fakeProxy) Push(_ context.Context, _ int64, p Push) ([]api.SkippedObject, error) {
+func (f *fakeProxy) Push(_ context.Context, _ int64, p render.Push) ([]api.SkippedObject, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.pushes = append(f.pushes, p)

@@ -2,7 +2,6 @@ package openresty_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,79 +9,16 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/internal/rptest"
 	"github.com/restyplane/restyplane/openresty"
+	"github.com/restyplane/restyplane/openresty/nginx"
+	"github.com/restyplane/restyplane/openresty/render"
 	"github.com/restyplane/restyplane/store"
 )
-
-func TestSizeDictsHasAFloorStepsAndHeadroom(t *testing.T) {
-	empty := openresty.SizeDicts(nil, nil)
-	if empty.Backends < 1 || empty.Certificates < 1 {
-		t.Fatalf("empty state: %+v, want a floor of at least 1 MiB", empty)
-	}
-	backends := map[string]*api.Backend{}
-	var size []int
-	for i := 0; i < 4000; i++ {
-		name := fmt.Sprintf("backend-%04d", i)
-		b := &api.Backend{Name: name}
-		for p := 0; p < 10; p++ {
-			b.Endpoints = append(b.Endpoints, api.Endpoint{Address: "10.0.0.1", Port: 8000 + p})
-		}
-		backends[name] = b
-		if i%20 == 0 {
-			size = append(size, openresty.SizeDicts(backends, nil).Backends)
-		}
-	}
-	if size[0] != empty.Backends { // one backend
-		t.Errorf("one backend: %d MiB, want the floor %d", size[0], empty.Backends)
-	}
-	steps := 0
-	for i := 1; i < len(size); i++ {
-		if size[i] < size[i-1] {
-			t.Fatalf("size shrank from %d to %d MiB by backend %d", size[i-1], size[i], 20*i)
-		}
-		if size[i] != size[i-1] {
-			steps++
-			if size[i] != 2*size[i-1] {
-				t.Errorf("size went from %d to %d MiB: want power-of-two steps", size[i-1], size[i])
-			}
-		}
-	}
-	if steps == 0 || steps > 6 {
-		t.Errorf("%d size steps over 4000 backends: want a few", steps)
-	}
-	// Headroom: the dict is at least four times the JSON the Lua side stores.
-	encoded := 0
-	for _, b := range backends {
-		j, _ := json.Marshal(b)
-		encoded += len(j)
-	}
-	if got := size[len(size)-1] << 20; got < 4*encoded {
-		t.Errorf("dict of %d bytes for %d bytes of JSON: want at least 4 times", got, encoded)
-	}
-	// Certificates are sized apart from backends, from their PEM.
-	certs := map[string]*api.Certificate{"big": {Name: "big", Cert: strings.Repeat("c", 8<<20), Key: "k"}}
-	if got := openresty.SizeDicts(backends, certs); got.Certificates < 32 || got.Backends != size[len(size)-1] {
-		t.Errorf("8 MiB of PEM: %+v, want certificates at least 32 MiB and backends unchanged", got)
-	}
-	// Same state, same sizes, and the same rendered conf.
-	cfg := api.Config{Settings: api.DefaultSettings(), Certificates: []api.Certificate{*certs["big"]}}
-	o := openresty.RenderOptions{Prefix: "/tmp/rp", ProxyListen: "127.0.0.1:80", TLSListen: "127.0.0.1:443"}
-	a, err := openresty.Render(cfg, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := openresty.Render(cfg, o)
-	if string(a) != string(b) || !strings.Contains(string(a), fmt.Sprintf("lua_shared_dict restyplane_certificates %dm;", got(openresty.SizeDicts(nil, certs)))) {
-		t.Errorf("conf is not deterministic or does not name the certificates' size")
-	}
-}
-
-func got(d openresty.DictSizes) int { return d.Certificates }
 
 // loopbackUpstream answers with its name on one port of 127.0.0.1 to 127.0.0.n, so that
 // a backend may have n distinct endpoints that all answer.
@@ -125,11 +61,11 @@ func loopbackUpstream(t *testing.T, name string, n int) (port int) {
 type bigConfig struct {
 	t    *testing.T
 	s    *store.Store
-	in   *openresty.Instance
+	in   *nginx.Instance
 	port int
 }
 
-func newBigConfig(t *testing.T, in *openresty.Instance) *bigConfig {
+func newBigConfig(t *testing.T, in *nginx.Instance) *bigConfig {
 	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "r.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -148,10 +84,10 @@ func (c *bigConfig) backend(i int) *api.Backend {
 
 // pastFloor is how many backends need a bigger dict than the floor.
 func (c *bigConfig) pastFloor() int {
-	floor := openresty.SizeDicts(nil, nil).Backends
+	floor := render.SizeDicts(nil, nil).Backends
 	backends := map[string]*api.Backend{}
 	n := 0
-	for ; openresty.SizeDicts(backends, nil).Backends == floor; n++ {
+	for ; render.SizeDicts(backends, nil).Backends == floor; n++ {
 		backends[c.backend(n).Name] = c.backend(n)
 	}
 	return n
@@ -176,7 +112,7 @@ func (c *bigConfig) write(n int) {
 func (c *bigConfig) allRoute(n int) func() bool {
 	return func() bool {
 		for i := 0; i < n; i++ {
-			if r := get(c.t, proxyAddr(c.in), "big.example.com", fmt.Sprintf("/b%03d", i)); r.status != 200 || r.upstream != "up" {
+			if !routesToUp(c.t, c.in.Options().ProxyListen, "big.example.com", fmt.Sprintf("/b%03d", i)) {
 				return false
 			}
 		}
@@ -184,7 +120,7 @@ func (c *bigConfig) allRoute(n int) func() bool {
 	}
 }
 
-func startRealApplier(t *testing.T, s *store.Store, in *openresty.Instance) *openresty.Applier {
+func startRealApplier(t *testing.T, s *store.Store, in *nginx.Instance) *openresty.Applier {
 	a := openresty.NewApplier(s, in, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), "test")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -203,7 +139,7 @@ func checkLastApply(t *testing.T, a *openresty.Applier) {
 // A config that outgrows the shared dict's floor gets a bigger dict through a reload, and
 // nginx starts the resized zone empty: the applier must push every backend after it.
 func TestApplierPushesEverythingAfterADictResize(t *testing.T) {
-	in := startNginx(t, config(nil))
+	in := rptest.StartNginx(t, api.Config{Settings: twoWorkers()}, nil)
 	c := newBigConfig(t, in)
 	a := startRealApplier(t, c.s, in)
 	c.write(2)
@@ -217,11 +153,49 @@ func TestApplierPushesEverythingAfterADictResize(t *testing.T) {
 // The first apply finds nginx running the floor's dicts (restyplane started it with an
 // empty conf) and a head past them: the same holds.
 func TestFirstApplyPastTheFloorPushesAfterTheReload(t *testing.T) {
-	in := startNginx(t, config(nil))
+	in := rptest.StartNginx(t, api.Config{Settings: twoWorkers()}, nil)
 	c := newBigConfig(t, in)
 	n := c.pastFloor()
 	c.write(n)
 	a := startRealApplier(t, c.s, in)
 	eventually(t, fmt.Sprintf("all %d backends route after the first apply", n), 60*time.Second, c.allRoute(n))
 	checkLastApply(t, a)
+}
+
+// twoWorkers are the default settings with two workers, so that the test sees more than one.
+func twoWorkers() api.Settings {
+	s := api.DefaultSettings()
+	s.WorkerProcesses = 2
+	return s
+}
+
+// routesToUp reports whether a request for host and path through the proxy at addr
+// answers 200 from the upstream named "up".
+func routesToUp(t *testing.T, addr, host, path string) bool {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s%s: %v", host, path, err)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode == http.StatusOK && resp.Header.Get("X-Upstream") == "up"
+}
+
+// eventually retries cond until it holds or the time is up.
+func eventually(t *testing.T, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -1,8 +1,7 @@
-// Package openresty is restyplane's data plane: it renders nginx.conf from an api.Config,
-// embeds the Lua modules that balance traffic and serve certificates from shared memory,
-// runs (or attaches to) the nginx master process, reloads it safely, and talks to the Lua
-// admin endpoint over a unix socket.
-//
-// The same files run on OpenResty and on Debian's nginx with libnginx-mod-http-lua,
-// lua-resty-core and lua-cjson; Options says which binary, modules and Lua path to use.
+// Package openresty is restyplane's applier: it brings one OpenResty instance to the head
+// of the history, by a dynamic push when only backends, certificates and policies
+// changed and by a tested reload otherwise, and records every attempt. It renders with
+// package render and drives the instance through its Proxy interface, which
+// nginx.Instance implements; a server that nginx or the renderer refuses is traced and
+// left out so that it never holds back the others.
 package openresty

@@ -98,17 +98,26 @@ func (o *hostOwners) refusal(ing *networkingv1.Ingress) string {
 // server-alias), or "".
 func (o *hostOwners) hostRefusal(ing *networkingv1.Ingress, h string) string {
 	if srv := o.rest[h]; srv != "" {
-		return fmt.Sprintf("host %s is held by the REST API (server %q): REST servers and Ingresses never share a hostname", h, srv)
+		return fmt.Sprintf("%s is held by the REST API (server %q): REST servers and Ingresses never share a hostname", hostPhrase(h), srv)
 	}
 	if c := o.held[h]; c.Namespace != ing.Namespace {
 		since := "in this sync"
 		if !c.Since.IsZero() {
 			since = "since " + c.Since.Format(time.RFC3339)
 		}
-		return fmt.Sprintf("host %s is held by namespace %s (by %s, %s); an Ingress of another namespace may not route it (an admin may grant it: PUT /api/v1/kubernetes/hostnames/%s)",
-			h, c.Namespace, c.How, since, h)
+		return fmt.Sprintf("%s is held by namespace %s (by %s, %s); an Ingress of another namespace may not route it (an admin may grant it: PUT /api/v1/kubernetes/hostnames/%s)",
+			hostPhrase(h), c.Namespace, c.How, since, h)
 	}
 	return ""
+}
+
+// hostPhrase names a hostname in a refusal; the catch-all is no host a team wrote, so it
+// is named by what asks for it.
+func hostPhrase(h string) string {
+	if h == api.CatchAllHostname {
+		return fmt.Sprintf("the catch-all (hostname %q: rules without a host, or a default backend without rules, served for every Host no server names)", h)
+	}
+	return "host " + h
 }
 
 // claimedHosts are the hostnames an Ingress claims for its namespace: its hosts and its

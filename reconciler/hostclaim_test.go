@@ -98,3 +98,32 @@ func TestExternalNameRefusal(t *testing.T) {
 		}
 	}
 }
+
+// TestCatchAllClaimRule: the catch-all (rules without a host, a default backend without
+// rules) is claimed like a hostname, and a refusal says which it is, not "host _".
+func TestCatchAllClaimRule(t *testing.T) {
+	first := ingressAt("a", "all", 0, "")
+	second := ingressAt("b", "thief", 10, "", "b.example.com")
+	fallback := ingressAt("c", "fallback", 20)
+	fallback.Spec.DefaultBackend = &networkingv1.IngressBackend{}
+	o := ownHosts([]*networkingv1.Ingress{first, second, fallback}, nil, api.NewState())
+	if why := o.refusal(first); why != "" {
+		t.Errorf("first claimant of the catch-all refused: %q", why)
+	}
+	for _, ing := range []*networkingv1.Ingress{second, fallback} {
+		why := o.refusal(ing)
+		if !strings.Contains(why, "the catch-all") || !strings.Contains(why, "held by namespace a") || strings.Contains(why, "host _") {
+			t.Errorf("%s/%s: refusal %q, want it to name the catch-all and its holder a", ing.Namespace, ing.Name, why)
+		}
+	}
+	if len(o.claims) != 2 || o.claims[0] != (api.HostnameClaim{Hostname: api.CatchAllHostname, Namespace: "a", How: api.HostnameClaimed}) {
+		t.Errorf("claims = %+v, want the catch-all for a, then b.example.com for b", o.claims)
+	}
+
+	head := api.NewState()
+	head.Servers["rest"] = &api.Server{Name: "rest", Hostnames: []string{api.CatchAllHostname}}
+	o = ownHosts([]*networkingv1.Ingress{first}, nil, head)
+	if why := o.refusal(first); !strings.Contains(why, "the catch-all") || !strings.Contains(why, `REST API (server "rest")`) {
+		t.Errorf("host-less Ingress while a REST server holds the catch-all: refusal %q", why)
+	}
+}

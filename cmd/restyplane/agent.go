@@ -20,6 +20,7 @@ import (
 	"github.com/restyplane/restyplane/fleet"
 	"github.com/restyplane/restyplane/metrics"
 	"github.com/restyplane/restyplane/openresty"
+	"github.com/restyplane/restyplane/openresty/nginx"
 )
 
 // The follower is the agent's applier's store.
@@ -144,13 +145,13 @@ func (a *agentRun) start(ctx context.Context) error {
 	// The report after each apply carries the backend counters: the push's answer brings
 	// them, so that the report needs no second round trip into a worker.
 	opts.CountersWithPush = true
-	var in *openresty.Instance
+	var in *nginx.Instance
 	if a.cfg.proxy.mode == modeAttach {
-		if in, err = openresty.Attach(ctx, opts); err != nil {
+		if in, err = nginx.Attach(ctx, opts); err != nil {
 			return fmt.Errorf("attach to openresty in %s: %w", opts.Prefix, err)
 		}
 	} else {
-		in = openresty.NewInstance(opts)
+		in = nginx.NewInstance(opts)
 		head := a.fol.Head()
 		rendered := *head
 		rendered.Backends = nil
@@ -164,7 +165,7 @@ func (a *agentRun) start(ctx context.Context) error {
 			// The state does not render or nginx refuses it: start with what the prefix
 			// holds, and let the applier record the rejection like any other.
 			a.log.Warn("start with the held state failed; starting with the prefix's config", "renderErr", rerr, "err", err)
-			in = openresty.NewInstance(opts)
+			in = nginx.NewInstance(opts)
 			if err := in.Start(ctx, nil, nil, ""); err != nil {
 				return fmt.Errorf("start openresty: %w", err)
 			}
@@ -215,5 +216,5 @@ func (a *agentRun) ready() bool {
 	}
 	st := a.px.applier.Status(context.Background())
 	served := st.Applied > 0 || (st.LastApply != nil && st.InSync)
-	return served && (st.State == openresty.StateRunning || st.State == openresty.StateAttached)
+	return served && (st.State == nginx.StateRunning || st.State == nginx.StateAttached)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/metrics"
 	"github.com/restyplane/restyplane/openresty"
+	"github.com/restyplane/restyplane/openresty/nginx"
 	"github.com/restyplane/restyplane/server"
 	"github.com/restyplane/restyplane/store"
 )
@@ -24,7 +25,7 @@ import (
 var (
 	_ server.Applier    = (*openresty.Applier)(nil)
 	_ openresty.Store   = (*store.Store)(nil)
-	_ openresty.Proxy   = (*openresty.Instance)(nil)
+	_ openresty.Proxy   = (*nginx.Instance)(nil)
 	_ openresty.Metrics = (*metrics.ApplyMetrics)(nil)
 )
 
@@ -50,7 +51,7 @@ type proxyConfig struct {
 }
 
 func (c *proxyConfig) flags(fs *flag.FlagSet) {
-	d := openresty.Detect()
+	d := nginx.Detect()
 	fs.StringVar(&c.mode, "openresty", env("RESTYPLANE_OPENRESTY", modeManaged),
 		"managed (start and supervise nginx), attach (adopt the nginx running in --openresty-prefix) or off (env RESTYPLANE_OPENRESTY)")
 	fs.StringVar(&c.listen, "proxy-listen", env("RESTYPLANE_PROXY_LISTEN", "127.0.0.1:8080"),
@@ -72,8 +73,8 @@ func (c *proxyConfig) flags(fs *flag.FlagSet) {
 }
 
 // options turns the flags into the instance's options.
-func (c *proxyConfig) options(dataDir string, log *slog.Logger) (openresty.Options, error) {
-	o := openresty.Detect()
+func (c *proxyConfig) options(dataDir string, log *slog.Logger) (nginx.Options, error) {
+	o := nginx.Detect()
 	o.Binary, o.LuaPath, o.User = c.binary, c.luaPath, c.user
 	o.Modules = nil
 	for _, m := range strings.Split(c.modules, ",") {
@@ -96,7 +97,7 @@ func (c *proxyConfig) options(dataDir string, log *slog.Logger) (openresty.Optio
 
 // proxy is a running instance with its applier.
 type proxy struct {
-	instance *openresty.Instance
+	instance *nginx.Instance
 	applier  *openresty.Applier
 	cancel   context.CancelFunc
 	metrics  *metrics.ApplyMetrics
@@ -118,7 +119,7 @@ func (p *proxy) counterSource(ctx context.Context) (int64, map[string]api.Backen
 }
 
 // backendCounters converts the admin endpoint's counters into the report's.
-func backendCounters(c map[string]openresty.Counter) map[string]api.BackendCounter {
+func backendCounters(c map[string]nginx.Counter) map[string]api.BackendCounter {
 	out := make(map[string]api.BackendCounter, len(c))
 	for k, v := range c {
 		out[k] = api.BackendCounter{Requests: v.Requests, Errors: v.Errors, Clients: v.Clients}
@@ -135,10 +136,10 @@ func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.St
 	if err != nil {
 		return nil, err
 	}
-	var in *openresty.Instance
+	var in *nginx.Instance
 	switch c.mode {
 	case modeManaged:
-		in = openresty.NewInstance(opts)
+		in = nginx.NewInstance(opts)
 		// Start adopts the nginx a previous run left running (killed, crashed, or told to
 		// keep it), or serves the last good config of a previous run, or an empty one;
 		// the applier then brings it to the head like any other revision.
@@ -146,7 +147,7 @@ func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.St
 			return nil, fmt.Errorf("start openresty: %w", err)
 		}
 	case modeAttach:
-		if in, err = openresty.Attach(ctx, opts); err != nil {
+		if in, err = nginx.Attach(ctx, opts); err != nil {
 			return nil, fmt.Errorf("attach to openresty in %s: %w", opts.Prefix, err)
 		}
 	default:
@@ -163,7 +164,7 @@ func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.St
 // runApplier registers the applier's metrics on reg and runs an applier of in, named name,
 // that brings it to st's head until stop: the one start-up of serve's instance and an
 // agent's. The applier outlives ctx's cancellation, so that stop ends it in its order.
-func runApplier(ctx context.Context, in *openresty.Instance, st openresty.Store, reg prometheus.Registerer, log *slog.Logger, name string) (*proxy, error) {
+func runApplier(ctx context.Context, in *nginx.Instance, st openresty.Store, reg prometheus.Registerer, log *slog.Logger, name string) (*proxy, error) {
 	m, err := metrics.NewApplyMetrics(reg, connections(in.Admin()))
 	if err != nil {
 		return nil, err
@@ -192,7 +193,7 @@ func (p *proxy) stop() {
 }
 
 // connections adapts the admin endpoint's stub_status to the gauge the server exports.
-func connections(admin *openresty.AdminClient) metrics.Connections {
+func connections(admin *nginx.AdminClient) metrics.Connections {
 	return func(ctx context.Context) (map[string]float64, error) {
 		s, err := admin.StubStatus(ctx)
 		if err != nil {

@@ -1,0 +1,68 @@
+package nginx
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Where Debian's packages put the Lua module and its Lua libraries.
+const (
+	debianModuleDir = "/usr/lib/nginx/modules"
+	debianLuaPath   = "/usr/share/lua/5.1/?.lua"
+)
+
+// Detect returns Options for this machine: `openresty` if it is on PATH (modules and Lua
+// libraries built in), else `nginx` with Debian's NDK and Lua modules and Lua path. The
+// other fields keep their defaults; the caller sets Prefix.
+func Detect() Options {
+	var o Options
+	if p, err := exec.LookPath("openresty"); err == nil {
+		o.Binary = p
+	} else if p, err := exec.LookPath("nginx"); err == nil {
+		o.Binary = p
+	} else {
+		// Keep a name so that CheckBinary can say what is missing.
+		o.Binary = "nginx"
+	}
+	o.StubStatus = hasModule(o.Binary, "http_stub_status_module")
+	if !strings.Contains(o.Binary, "openresty") && !hasModule(o.Binary, "lua-nginx-module", "ngx_lua") {
+		o.Modules = []string{debianModuleDir + "/ndk_http_module.so", debianModuleDir + "/ngx_http_lua_module.so"}
+		o.LuaPath = debianLuaPath
+	}
+	return o.withDefaults()
+}
+
+// CheckBinary fails with a message that says what to install when the binary or one of
+// the modules is missing.
+func (o Options) CheckBinary() error {
+	if _, err := exec.LookPath(o.Binary); err != nil {
+		return fmt.Errorf("nginx binary %q not found (install nginx-light and libnginx-mod-http-lua, or OpenResty; hack/install.sh does it): %w", o.Binary, err)
+	}
+	for _, m := range o.Modules {
+		if _, err := os.Stat(m); err != nil {
+			return fmt.Errorf("nginx module %s missing (install libnginx-mod-http-lua; hack/install.sh does it): %w", m, err)
+		}
+	}
+	return nil
+}
+
+// hasModule reports whether `binary -V` mentions one of the names, which is how nginx
+// lists what it was built with.
+func hasModule(binary string, names ...string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, binary, "-V").CombinedOutput()
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		if strings.Contains(string(out), n) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,105 @@
+package nginx
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/restyplane/restyplane/openresty/render"
+)
+
+// Options say where and how an nginx instance runs. Detect fills the machine-dependent
+// fields; the cmd layer turns each field into a flag so that every default can be
+// overridden.
+type Options struct {
+	// Binary is the nginx or openresty executable.
+	Binary string
+	// Modules are dynamic modules to load_module, in order (Debian needs the NDK and the
+	// Lua module; OpenResty has them built in).
+	Modules []string
+	// LuaPath is appended to lua_package_path after the instance's own modules, for
+	// lua-resty-core and cjson when they live outside the binary's default path.
+	LuaPath string
+	// StubStatus says whether the binary has the stub_status module; without it the admin
+	// endpoint answers /stub_status from its own counters.
+	StubStatus bool
+
+	// Prefix is the instance directory: conf, Lua modules, certificates, logs and the admin
+	// socket live under it. It must be an absolute path.
+	Prefix string
+	// ProxyListen and TLSListen are the addresses servers listen on for HTTP and HTTPS.
+	ProxyListen string
+	TLSListen   string
+	// User is the user nginx workers run as when the master runs as root; empty keeps
+	// nginx's compiled-in default (usually nobody). Workers need to traverse the prefix
+	// (mode 0711 is enough) to reach their temporary files.
+	User string
+	// WorkerDir holds what the workers open while they serve (htpasswd files, temporary
+	// files); empty is the prefix. NewInstance chooses a directory the workers can reach
+	// when they run as User and cannot pass through the prefix's parents.
+	WorkerDir string
+
+	// StartTimeout bounds how long Start and a supervised restart wait for the admin
+	// endpoint to answer.
+	StartTimeout time.Duration
+	// StopTimeout is how long a graceful stop (QUIT) may take before KILL.
+	StopTimeout time.Duration
+	// ReloadTimeout bounds how long Reload waits for workers of the new generation.
+	ReloadTimeout time.Duration
+	// KeepRunning makes Stop leave a managed nginx running, for an upgrade or a restart
+	// of restyplane that must not cost a request: the next Start adopts it.
+	KeepRunning bool
+	// MaxBackoff caps the delay between restarts of a master that keeps dying.
+	MaxBackoff time.Duration
+	// CountersWithPush makes each backend push ask for the backend counters in its answer,
+	// counted in the pushed version's epoch, and the next Counters of that epoch return
+	// them instead of reading again. An agent reports the counters after every apply:
+	// the second round trip into a worker cost every agent and its nginx CPU on every
+	// change. serve leaves it off: its rollback watcher reads the counters and moves the epoch
+	// itself.
+	CountersWithPush bool
+	// Logger receives the supervisor's messages (with nginx's last stderr lines when it
+	// exits); nil discards them.
+	Logger *slog.Logger
+}
+
+// withDefaults fills the zero durations and the logger.
+func (o Options) withDefaults() Options {
+	if o.ProxyListen == "" {
+		o.ProxyListen = "127.0.0.1:8080"
+	}
+	if o.TLSListen == "" {
+		o.TLSListen = "127.0.0.1:8443"
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 10 * time.Second
+	}
+	if o.StopTimeout == 0 {
+		o.StopTimeout = 10 * time.Second
+	}
+	if o.ReloadTimeout == 0 {
+		o.ReloadTimeout = 10 * time.Second
+	}
+	if o.MaxBackoff == 0 {
+		o.MaxBackoff = 5 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// RenderOptions returns what render.Conf needs to write a conf for this instance.
+func (o Options) RenderOptions(generation string) render.Options {
+	o = o.withDefaults()
+	return render.Options{
+		Generation:  generation,
+		Prefix:      o.Prefix,
+		ProxyListen: o.ProxyListen,
+		TLSListen:   o.TLSListen,
+		Modules:     o.Modules,
+		LuaPath:     o.LuaPath,
+		StubStatus:  o.StubStatus,
+		User:        o.User,
+		WorkerDir:   o.WorkerDir,
+	}
+}

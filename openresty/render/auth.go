@@ -1,0 +1,116 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// authView is a location's auth policy as the template writes it (policies).
+type authView struct {
+	// Realm and File are basic auth's realm and htpasswd file; File is empty without it.
+	Realm, File string
+	External    *extAuthView
+}
+
+// extAuthView is an external auth: the protected location's auth_request to Location,
+// an internal exact location that proxies the subrequest to URL, and, with Signin, the
+// named location SigninLocation that a 401 is redirected through.
+//
+// URL names the service's address once its host name resolved (see addressAuth), with
+// HostHeader and SNI keeping the name; Refused says why it has no address.
+type extAuthView struct {
+	Location, SigninLocation string
+	URL, Method, Signin      string
+	RequestRedirect          string
+	Headers                  []authHeader
+	HostHeader, SNI, Refused string
+}
+
+// authHeader passes one header of the auth service's answer upstream. Var and Upstream
+// are nginx variables the renderer makes from a header name of api's grammar (letters,
+// digits, '-'), never user text as it is: the template writes them unquoted.
+type authHeader struct{ Name, Var, Upstream string }
+
+// newAuthView carries a location's policy to the view; resolveAuth fills in what depends
+// on the rest of the config.
+func newAuthView(a *api.LocationAuth) *authView {
+	if a == nil {
+		return nil
+	}
+	v := &authView{}
+	if b := a.Basic; b != nil {
+		v.Realm, v.File = b.Realm, b.Htpasswd
+		if v.Realm == "" {
+			v.Realm = "Authentication Required"
+		}
+	}
+	if e := a.External; e != nil {
+		x := &extAuthView{URL: e.URL, Method: e.Method, Signin: e.Signin, RequestRedirect: e.RequestRedirect}
+		if x.Method == "" {
+			x.Method = "GET"
+		}
+		for _, h := range e.ResponseHeaders {
+			x.Headers = append(x.Headers, authHeader{Name: h,
+				Upstream: "$upstream_http_" + strings.ReplaceAll(strings.ToLower(h), "-", "_")})
+		}
+		v.External = x
+	}
+	return v
+}
+
+// resolveAuth names the htpasswd files of a server block's locations and numbers its
+// external auths: each gets its own internal location, since the URL differs, and the
+// variables that carry the answer headers. The internal path holds a space, which no
+// location of api's path grammar does, so it never collides with a user's location.
+func resolveAuth(sv *serverView, files map[string]string, block int) error {
+	n := 0
+	for i := range sv.Locations {
+		a := sv.Locations[i].Auth
+		if a == nil {
+			continue
+		}
+		if a.File != "" {
+			f, ok := files[a.File]
+			if !ok {
+				return fmt.Errorf("htpasswd %q is not in the config", a.File)
+			}
+			a.File = f
+		}
+		if x := a.External; x != nil {
+			x.Location = fmt.Sprintf("/restyplane auth/%d", n)
+			if x.Signin != "" {
+				x.SigninLocation = fmt.Sprintf("@restyplane_signin_%d", n)
+			}
+			for j := range x.Headers {
+				x.Headers[j].Var = fmt.Sprintf("$rp_auth_%d_%d_%d", block, n, j)
+			}
+			sv.AuthLocations = append(sv.AuthLocations, x)
+			n++
+		}
+	}
+	return nil
+}
+
+// HtpasswdFiles maps each htpasswd object to the file nginx reads it from. The name holds
+// the content's fingerprint, so new lines are a new file and a new nginx.conf: the
+// running workers keep reading the file they were configured with until the reload.
+func HtpasswdFiles(l Layout, hs []api.Htpasswd) (map[string]string, error) {
+	files := make(map[string]string, len(hs))
+	for _, h := range hs {
+		if err := api.ValidName("name", h.Name); err != nil {
+			return nil, fmt.Errorf("htpasswd %q: %w", h.Name, err)
+		}
+		if len(h.Fingerprint) < 16 || strings.Trim(h.Fingerprint, "0123456789abcdef") != "" {
+			return nil, fmt.Errorf("htpasswd %q: no fingerprint", h.Name)
+		}
+		files[h.Name] = l.htpasswd(h.Name, h.Fingerprint)
+	}
+	return files, nil
+}
+
+// htpasswd is where the file of one htpasswd version lives.
+func (l Layout) htpasswd(name, fingerprint string) string {
+	return l.Path("htpasswd", name+"-"+fingerprint[:16])
+}

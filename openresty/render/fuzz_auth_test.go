@@ -1,0 +1,125 @@
+package render_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restyplane/restyplane/api"
+)
+
+// authInput is every value of a location's auth policy that reaches nginx.conf
+// or its Lua and comes from a user. FuzzRenderAuth extends FuzzRender's proof to them.
+type authInput struct {
+	realm, htpasswd, url, method, signin, header, redirect string
+}
+
+// benign maps the input to placeholders that make the same decisions in the renderer.
+func (in authInput) benign() authInput {
+	b := authInput{htpasswd: "h", url: "http://a", header: "X-U"}
+	if in.realm != "" {
+		b.realm = "r"
+	}
+	if in.method != "" {
+		b.method = "GET"
+	}
+	if in.signin != "" {
+		b.signin = "https://s"
+	}
+	if in.redirect != "" {
+		b.redirect = "r"
+	}
+	return b
+}
+
+func (in authInput) config() api.Config {
+	// Basic auth and a sign-in redirect do not go together: two locations hold them.
+	basic := &api.LocationAuth{Basic: &api.BasicAuth{Htpasswd: in.htpasswd, Realm: in.realm},
+		External: &api.ExternalAuth{URL: in.url, Method: in.method, ResponseHeaders: []string{in.header}, RequestRedirect: in.redirect}}
+	external := &api.LocationAuth{External: &api.ExternalAuth{URL: in.url, Method: in.method, Signin: in.signin,
+		ResponseHeaders: []string{in.header}, RequestRedirect: in.redirect}}
+	srv := api.Server{Name: "s", Hostnames: []string{"h.example"}, Locations: []api.Location{
+		{Path: "/a", Match: api.MatchPrefix, Backend: "b", Auth: basic},
+		{Path: "/a/b", Match: api.MatchPrefix, Backend: "b"},
+		{Path: "/c", Match: api.MatchExact, Backend: "b", Auth: external},
+	}}
+	return api.Config{Settings: api.DefaultSettings(), Servers: []api.Server{srv}, Backends: []api.Backend{{Name: "b"}},
+		Htpasswds: []api.Htpasswd{{Name: in.htpasswd, Fingerprint: strings.Repeat("ab", 32)}}}
+}
+
+// checkAuthNoInjection fails if an accepted auth policy changes the structure of nginx.conf
+// or does not come back from nginx's tokenizer intact.
+func checkAuthNoInjection(t *testing.T, in authInput) {
+	cfg := in.config()
+	if !valid(cfg) {
+		return
+	}
+	got, real := sameStructure(t, in, cfg, in.benign().config())
+	realm := in.realm
+	if realm == "" {
+		realm = "Authentication Required"
+	}
+	seen := map[string]bool{}
+	for _, s := range got {
+		switch {
+		case s.name == "auth_basic":
+			seen["realm"] = cmp.Equal(s.args, []string{realm})
+		case s.name == "proxy_pass" && !strings.Contains(s.args[0], "restyplane_upstream"):
+			seen["url"] = cmp.Equal(s.args, []string{in.url})
+			if !seen["url"] {
+				t.Fatalf("%+v: proxy_pass %q after nginx's tokenizer, want %q", in, s.args, in.url)
+			}
+		case s.name == "auth_request_set":
+			seen["header"] = s.args[1] == "$upstream_http_"+strings.ReplaceAll(strings.ToLower(in.header), "-", "_")
+		case s.name == "proxy_set_header" && s.args[0] == "X-Auth-Request-Redirect" && in.redirect != "":
+			seen["redirect"] = cmp.Equal(s.args[1:], []string{in.redirect})
+		}
+	}
+	for _, k := range []string{"realm", "url", "header"} {
+		if !seen[k] {
+			t.Fatalf("%+v: the %s does not survive nginx's tokenizer intact:\n%s", in, k, real)
+		}
+	}
+	if in.redirect != "" && !seen["redirect"] {
+		t.Fatalf("%+v: the request redirect does not survive nginx's tokenizer intact", in)
+	}
+}
+
+var authSeeds = []authInput{
+	{"shop admin", "admins", "http://auth.internal:8080/verify", "GET", "https://login.example.com/start?x=1", "X-User", "https://shop.example.com/after"},
+	{"", "a", "https://[::1]/v", "", "", "X-Email", ""},
+	{`r" ; return 200 "x`, "a;b", "http://a/$host", "GET;", "https://s/\"]]..os.exit()--", "X-A;B", `$request_uri`},
+	{"a}b{c", "x", "http://a/b c", "POST", "https://s/?rd=1'", "X", "r\nq"},
+}
+
+func FuzzRenderAuth(f *testing.F) {
+	for _, s := range authSeeds {
+		f.Add(s.realm, s.htpasswd, s.url, s.method, s.signin, s.header, s.redirect)
+	}
+	f.Fuzz(func(t *testing.T, realm, htpasswd, url, method, signin, header, redirect string) {
+		checkAuthNoInjection(t, authInput{realm, htpasswd, url, method, signin, header, redirect})
+	})
+}
+
+// TestRenderAuthAddsNoDirective is FuzzRenderAuth's bounded sibling for every `go test`.
+func TestRenderAuthAddsNoDirective(t *testing.T) {
+	h := newHostile(11)
+	soupTest[authInput]{inputs: 3000, least: 300, seeds: authSeeds, check: checkAuthNoInjection, next: func(int) authInput {
+		in := authSeeds[0]
+		switch h.Intn(6) {
+		case 0:
+			in.realm = h.word("r")
+		case 1:
+			in.url = h.word("http://a")
+		case 2:
+			in.signin = h.word("https://s/")
+		case 3:
+			in.header = h.word("X")
+		case 4:
+			in.redirect = h.word("r")
+		case 5:
+			in.method = h.word("")
+		}
+		return in
+	}}.run(t)
+}

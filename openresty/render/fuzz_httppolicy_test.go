@@ -1,0 +1,102 @@
+package render_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restyplane/restyplane/api"
+)
+
+// httpInput is every user value of the CORS and redirect policies that reaches
+// nginx.conf or its Lua. FuzzRenderHTTPPolicy extends FuzzRender's proof to them.
+type httpInput struct {
+	origin, method, header, expose, url, appRoot string
+}
+
+// benign maps the input to placeholders that make the same decisions in the renderer.
+func (in httpInput) benign() httpInput {
+	b := httpInput{origin: "https://o.test", method: "GET", header: "X", expose: "X", url: "https://r", appRoot: "/a"}
+	if len(in.url) > 0 && in.url[0] == '/' {
+		b.url = "/r"
+	}
+	if in.appRoot == "" {
+		b.appRoot = ""
+	}
+	return b
+}
+
+func (in httpInput) config() api.Config {
+	srv := api.Server{Name: "s", Hostnames: []string{"h.example"}, AppRoot: in.appRoot, WWWRedirect: true, ForceSSLRedirect: true,
+		Locations: []api.Location{
+			{Path: "/a", Match: api.MatchPrefix, Backend: "b", CORS: &api.CORS{AllowOrigins: []string{in.origin},
+				AllowMethods: []string{in.method}, AllowHeaders: []string{in.header}, ExposeHeaders: []string{in.expose}}},
+			{Path: "/a/b", Match: api.MatchPrefix, Backend: "b"},
+			{Path: "/c", Match: api.MatchExact, Redirect: &api.Redirect{URL: in.url, Code: 308}},
+		}}
+	return api.Config{Settings: api.DefaultSettings(), Servers: []api.Server{srv}, Backends: []api.Backend{{Name: "b"}}}
+}
+
+// checkHTTPNoInjection fails if an accepted CORS or redirect policy changes the structure
+// of nginx.conf, or its redirect URL or app root does not come back intact.
+func checkHTTPNoInjection(t *testing.T, in httpInput) {
+	cfg := in.config()
+	if !valid(cfg) {
+		return
+	}
+	got, real := sameStructure(t, in, cfg, in.benign().config())
+	seen := map[string]bool{}
+	for _, s := range got {
+		switch {
+		case s.name == "return" && len(s.args) == 2 && s.args[0] == "308" && in.url[0] != '/':
+			seen["url"] = cmp.Equal(s.args[1:], []string{in.url})
+		case s.name == "set" && s.args[0] == "$rp_redirect":
+			seen["url"] = cmp.Equal(s.args[1:], []string{in.url})
+		case s.name == "set" && s.args[0] == "$rp_app_root":
+			seen["appRoot"] = cmp.Equal(s.args[1:], []string{in.appRoot})
+		}
+	}
+	if !seen["url"] || (in.appRoot != "" && !seen["appRoot"]) {
+		t.Fatalf("%+v: the redirect URL or app root does not survive nginx's tokenizer intact:\n%s", in, real)
+	}
+}
+
+var httpSeeds = []httpInput{
+	{"https://app.example.com", "GET", "Content-Type", "X-Request-Id", "https://new.example.com/x?y=1", "/app"},
+	{"https://*.example.com:8443", "PATCH", "X", "Y", "/new?a=1", "/a/b"},
+	{"*", "GET", "X", "X", "http://[::1]:8080/p", "/x"},
+	{`https://a.test"]]..os.exit()--`, "GET;", "X;Y", "X}", "https://a/$request_uri", "/a b"},
+	{"https://a.test\n", "G\"", "X", "X", "/a\"; return 200 \"", "/a;b"},
+}
+
+func FuzzRenderHTTPPolicy(f *testing.F) {
+	for _, s := range httpSeeds {
+		f.Add(s.origin, s.method, s.header, s.expose, s.url, s.appRoot)
+	}
+	f.Fuzz(func(t *testing.T, origin, method, header, expose, url, appRoot string) {
+		checkHTTPNoInjection(t, httpInput{origin, method, header, expose, url, appRoot})
+	})
+}
+
+// TestRenderHTTPPolicyAddsNoDirective is FuzzRenderHTTPPolicy's bounded sibling for every
+// `go test`.
+func TestRenderHTTPPolicyAddsNoDirective(t *testing.T) {
+	h := newHostile(11)
+	soupTest[httpInput]{inputs: 3000, least: 300, seeds: httpSeeds, check: checkHTTPNoInjection, next: func(i int) httpInput {
+		in := httpSeeds[i%2]
+		switch h.Intn(6) {
+		case 0:
+			in.origin = h.word("https://")
+		case 1:
+			in.method = h.word("G")
+		case 2:
+			in.header = h.word("X")
+		case 3:
+			in.expose = h.word("X")
+		case 4:
+			in.url = h.word([]string{"https://a", "/"}[h.Intn(2)])
+		case 5:
+			in.appRoot = h.word("/")
+		}
+		return in
+	}}.run(t)
+}

@@ -1,0 +1,45 @@
+package render
+
+import "path/filepath"
+
+// Layout names the files of an instance prefix. Every path the renderer writes into
+// nginx.conf and every file the instance writes comes from here, so the two agree; the
+// files only the instance itself opens (its conf directories, the admin socket's
+// directory, nginx's stderr) are named by the nginx package on top of this.
+type Layout string
+
+// String is the prefix itself.
+func (l Layout) String() string { return string(l) }
+
+// Path is rel under the prefix.
+func (l Layout) Path(rel ...string) string {
+	return filepath.Join(append([]string{string(l)}, rel...)...)
+}
+
+// Socket is the admin endpoint's unix socket.
+func (l Layout) Socket() string { return l.Path("admin", "admin.sock") }
+
+// PidFile is the master's pid file.
+func (l Layout) PidFile() string { return l.Path("logs", "nginx.pid") }
+
+// ErrorLog is nginx's error log.
+func (l Layout) ErrorLog() string { return l.Path("logs", "error.log") }
+
+// AccessLog is the access log.
+func (l Layout) AccessLog() string { return l.Path("logs", "access.log") }
+
+// LuaDir holds the embedded Lua modules.
+func (l Layout) LuaDir() string { return l.Path("lua") }
+
+// Tmp is the directory of one kind of temporary file (client_body, proxy, ...).
+func (l Layout) Tmp(name string) string { return l.Path("tmp", name) }
+
+// LockFile is nginx's lock file.
+func (l Layout) LockFile() string { return l.Path("logs", "nginx.lock") }
+
+// DefaultCert and DefaultKey are the self-signed pair that the TLS listener presents
+// before a server's certificate is chosen.
+func (l Layout) DefaultCert() string { return l.Path("certs", "default.crt") }
+
+// DefaultKey is DefaultCert's key.
+func (l Layout) DefaultKey() string { return l.Path("certs", "default.key") }

@@ -1,0 +1,262 @@
+package render
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// upstreamName is the one upstream every location proxies to; its balancer_by_lua picks
+// the peer from the backend the location names in $rp_backend.
+const upstreamName = "restyplane_upstream"
+
+// serverView is one nginx server block.
+type serverView struct {
+	// Name is the api server that request counters are kept under for requests that no
+	// location of its own answers (the TLS redirect, the 404 catch-all).
+	Name      string
+	Hostnames []string
+	// TLS is the certificate name; CertFile and KeyFile are relative to the conf.
+	TLS, CertFile, KeyFile string
+	Redirect               bool
+	Locations              []locationView
+	// CatchAll answers 404, by a server-level try_files, when no location covers "/", so
+	// that nginx never falls back to serving files from its html directory. It is not a
+	// "location /" block: the Lua module creates an OpenSSL context for every block at
+	// every parse, and a thousand servers would pay for a thousand more.
+	CatchAll bool
+	// AuthLocations are the internal locations of the block's external auths.
+	AuthLocations []*extAuthView
+	// ErrorLocations are the named locations of the block's error pages.
+	ErrorLocations []errorPage
+	// ClientTLS is the block's client certificate verification, nil without.
+	ClientTLS *clientTLSView
+	// AppRoot is where a request for "/" is redirected, "" for none.
+	AppRoot string
+	// Default makes the block nginx's default_server, on HTTP and HTTPS: it holds the
+	// catch-all hostname, so it answers every Host (or none) that no block names.
+	Default bool
+}
+
+// locationView is one nginx location block.
+type locationView struct {
+	Modifier string // "=", "~" or "" (prefix)
+	Path     string // for "~", the regex
+	Server   string
+	// Backend is the backend of the location; a block that prefixes share (see
+	// shareBlocks) leaves it empty and lists "<prefix> <backend>" pairs in Routes.
+	Backend string
+	Routes  string
+	// URI, when set, is the URI part of proxy_pass that replaces the matched prefix; only
+	// the root location "/" uses it, since nginx forbids it in regex locations.
+	URI string
+	// Rewrite, when set, replaces the matched prefix of a regex-rendered prefix location.
+	Rewrite        *rewriteView
+	Connect, Send  string
+	Read           string
+	TimeoutFlags   string
+	Headers        []api.Header
+	DefaultHeaders []defaultHeader
+	// ClientHeaders are the ssl-client-* headers of the block's client verification.
+	ClientHeaders []defaultHeader
+	// Auth is the location's auth policy, nil without one.
+	Auth *authView
+	// Proxy is the location's body, retry and errors policy, nil without one.
+	Proxy *proxyView
+	// Up is how the backend is spoken to; Mod is "proxy" or "grpc", the
+	// module whose directives the block uses, and Pass the URL of its *_pass.
+	Up        upstreamView
+	Mod, Pass string
+	// Policy names the location's access lists and limits, which the access
+	// phase looks up in shared memory; empty without them.
+	Policy string
+	// LimitRate and LimitRateAfter are the answer's bandwidth limit.
+	LimitRate, LimitRateAfter string
+	// CORS is the JSON of the location's CORS policy for restyplane.cors, "" without one;
+	// Redirect makes the location answer with a redirect instead of proxying.
+	CORS     string
+	Redirect *redirectView
+}
+
+// rewriteView is a prefix location's rewrite as two rewrite directives: RestRe captures
+// what follows "<prefix>/" and RestTo is written before the capture; the bare prefix,
+// which is all that RestRe leaves, becomes Exact.
+type rewriteView struct {
+	RestRe, RestTo, Exact string
+}
+
+// defaultHeader is a proxy_set_header the template writes as it is: the values are nginx
+// variables chosen here, never user input.
+type defaultHeader struct{ Name, Value string }
+
+var defaultHeaders = []defaultHeader{
+	{"Host", "$host"},
+	{"X-Real-IP", "$remote_addr"},
+	{"X-Forwarded-For", "$proxy_add_x_forwarded_for"},
+	{"X-Forwarded-Proto", "$scheme"},
+	{"X-Forwarded-Host", "$host"},
+	{"X-Forwarded-Port", "$server_port"},
+	{"Upgrade", "$http_upgrade"},
+	{"Connection", "$rp_connection"},
+}
+
+// newServerView makes one server block of the api servers that share its hostnames. nginx
+// tries exact locations first, then regex locations in the order they are written, then
+// the longest plain prefix; so the block lists exact locations, the users' regexes in
+// their order, the prefix locations as regexes from the longest prefix down (neighbours
+// that differ only in their backend sharing a block), and last the root "/", which stays
+// a plain prefix that any regex overrides.
+func newServerView(servers []*api.Server, hostnames []string, ups map[string]upstreamView) (serverView, error) {
+	sv := serverView{Name: servers[0].Name, Hostnames: hostnames, CatchAll: true}
+	for _, s := range servers {
+		if s.TLS != nil && sv.TLS == "" {
+			sv.TLS, sv.Redirect = s.TLS.Certificate, s.TLS.Redirect
+			sv.CertFile, sv.KeyFile = CertPaths(s.TLS.Certificate)
+		}
+	}
+	ct, err := newClientTLSView(servers, hostnames)
+	if err != nil {
+		return serverView{}, err
+	}
+	if ct != nil {
+		sv.ClientTLS = ct
+		sv.Redirect = sv.Redirect || ct.Redirect
+	}
+	// Redirects: forceSSLRedirect redirects with or without a certificate of
+	// the block's own; the first server (by name) with an appRoot sets it.
+	for _, s := range servers {
+		sv.Redirect = sv.Redirect || s.ForceSSLRedirect
+		if sv.AppRoot == "" {
+			sv.AppRoot = s.AppRoot
+		}
+	}
+	var exact, regex, root []locationView
+	var prefixes []prefixView
+	for _, s := range servers {
+		for i, l := range s.Locations {
+			base := locationView{Server: s.Name, Backend: l.Backend, Headers: l.SetHeaders,
+				DefaultHeaders: headersWithout(l.SetHeaders), Auth: newAuthView(l.Auth),
+				CORS: newCORSConf(l.CORS), Redirect: newRedirectView(l.Redirect), Proxy: newProxyView(l)}
+			withUpstream(&base, &l, ups[l.Backend])
+			if ct != nil {
+				base.ClientHeaders = ct.Headers
+			}
+			if hasPolicy(&l) {
+				base.Policy = policyName(s.Name, i)
+			}
+			if l.Limits != nil {
+				base.LimitRate, base.LimitRateAfter = l.Limits.Rate, l.Limits.RateAfter
+			}
+			if t := l.Timeouts; t != nil {
+				base.Connect, base.Send, base.Read = t.Connect, t.Send, t.Read
+				base.TimeoutFlags = timeoutFlags(t)
+			}
+			switch trimmed := strings.TrimRight(l.Path, "/"); {
+			case l.Match == api.MatchExact:
+				exact = append(exact, with(base, "=", l.Path))
+			case l.Match == api.MatchRegex:
+				regex = append(regex, with(base, "~", l.Path))
+			case trimmed == "":
+				base.URI = withSlash(l.Rewrite)
+				rootURI(&base)
+				root = append(root, with(base, "", "/"))
+				sv.CatchAll = false
+			default:
+				prefixes = append(prefixes, prefixView{trimmed, prefixLocation(base, trimmed, l.Rewrite)})
+			}
+		}
+	}
+	sort.Slice(prefixes, func(i, j int) bool {
+		a, b := prefixes[i], prefixes[j]
+		if len(a.path) != len(b.path) {
+			return len(a.path) > len(b.path)
+		}
+		if a.path != b.path {
+			return a.path < b.path
+		}
+		return a.loc.Server < b.loc.Server
+	})
+	for i, p := range prefixes {
+		// Two servers claiming one prefix would pass nginx -t, the first regex silently
+		// winning; api refuses such a state, as nginx did two equal plain locations.
+		if i > 0 && prefixes[i-1].path == p.path {
+			return serverView{}, fmt.Errorf("prefix %q is claimed twice for hostnames %v (servers %q and %q)",
+				p.path, hostnames, prefixes[i-1].loc.Server, p.loc.Server)
+		}
+	}
+	regex = append(regex, shareBlocks(prefixes)...)
+	sv.Locations = append(append(exact, regex...), root...)
+	return sv, nil
+}
+
+// prefixView is a non-root prefix location with the path it is sorted by.
+type prefixView struct {
+	path string
+	loc  locationView
+}
+
+// prefixLocation implements the Kubernetes Ingress prefix rule, /foo matching /foo, /foo/
+// and /foo/bar but never /foobar, as one regex location "^/foo(?:/|\z)". One block
+// instead of "= /foo" plus "/foo/" halves the blocks a prefix costs (see shareBlocks for
+// why blocks count). \z, not $, since PCRE's $ also matches before a final newline, which
+// a path may hold as %0A. The rewrite reproduces what proxy_pass's URI part did for the
+// two plain blocks: /foo becomes the rewrite as it is, and /foo/rest becomes the rewrite
+// with a "/" ensured, then rest; the query string is kept.
+func prefixLocation(base locationView, trimmed, rewrite string) locationView {
+	// QuoteMeta escapes punctuation only, which PCRE reads as the literal character too.
+	quoted := regexp.QuoteMeta(trimmed)
+	if rewrite != "" {
+		// (?s) lets the capture cross a newline, which a path may hold as %0A.
+		base.Rewrite = &rewriteView{RestRe: "(?s)^" + quoted + "/(.*)", RestTo: withSlash(rewrite), Exact: rewrite}
+	}
+	return with(base, "~", "^"+quoted+`(?:/|\z)`)
+}
+
+func with(base locationView, modifier, path string) locationView {
+	base.Modifier, base.Path = modifier, path
+	return base
+}
+
+// withSlash makes a rewrite target end in "/" where the matched part ends in "/": /foo/bar
+// with rewrite /v2 must become /v2/bar, not /v2bar.
+func withSlash(rewrite string) string {
+	if rewrite == "" || strings.HasSuffix(rewrite, "/") {
+		return rewrite
+	}
+	return rewrite + "/"
+}
+
+// timeoutFlags tells the balancer which timeouts the location set, so that a backend's
+// own timeouts apply only to the others: location over backend over global settings.
+func timeoutFlags(t *api.Timeouts) string {
+	var f string
+	if t.Connect != "" {
+		f += "c"
+	}
+	if t.Send != "" {
+		f += "s"
+	}
+	if t.Read != "" {
+		f += "r"
+	}
+	return f
+}
+
+// headersWithout drops the default headers a location sets itself, so that nginx never
+// sends two of them.
+func headersWithout(set []api.Header) []defaultHeader {
+	var out []defaultHeader
+	for _, d := range defaultHeaders {
+		overridden := false
+		for _, h := range set {
+			overridden = overridden || strings.EqualFold(h.Name, d.Name)
+		}
+		if !overridden {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,241 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// confView is what the template sees: every decision made, every value still raw so that
+// the template quotes it at the point of use.
+type confView struct {
+	Options
+	Paths      confPaths
+	S          api.Settings
+	Workers    string
+	TLS        bool
+	TLSPort    int
+	HashBucket int
+	Servers    []serverView
+	// WWW are the www redirect blocks.
+	WWW         []wwwView
+	LuaPathFull string
+	Upstream    string
+	// Upstreams are the upstream blocks the locations pass to, one per protocol used.
+	Upstreams []string
+	// RealIP is the trusted proxies and their header, nil without them.
+	RealIP *realIPView
+	// CatchAll says that one of Servers is the default server; without one, a block of
+	// its own answers every Host no server names with 404. PlainHosts are the names of
+	// the blocks that do not listen for HTTPS, which the catch-all refuses there.
+	CatchAll   bool
+	PlainHosts []string
+}
+
+// realIPView is the realip module's directives: From are CIDRs of api's grammar.
+type realIPView struct {
+	Header string
+	From   []string
+}
+
+// newConfView settles every decision the template would otherwise have to make.
+func newConfView(cfg api.Config, opts Options) (*confView, error) {
+	if err := checkOptions(opts); err != nil {
+		return nil, err
+	}
+	s := withDefaultSettings(cfg.Settings)
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	if opts.Dicts == (DictSizes{}) {
+		opts.Dicts = sizeConfig(cfg)
+	}
+	l := Layout(opts.Prefix)
+	v := &confView{Options: opts, Paths: l.confPaths(opts.Workers()), S: s, Workers: "auto", HashBucket: 64, Upstream: upstreamName}
+	if s.WorkerProcesses > 0 {
+		v.Workers = fmt.Sprint(s.WorkerProcesses)
+	}
+	v.TLSPort, _ = listenPort(opts.TLSListen)
+	v.LuaPathFull = l.LuaDir() + "/?.lua;"
+	if opts.LuaPath != "" {
+		v.LuaPathFull += opts.LuaPath + ";"
+	}
+	v.LuaPathFull += ";" // ";;" keeps the binary's default path
+	if len(s.RealIPFrom) > 0 {
+		v.RealIP = &realIPView{Header: s.RealIPHeader, From: s.RealIPFrom}
+		if v.RealIP.Header == "" {
+			v.RealIP.Header = "X-Forwarded-For"
+		}
+	}
+	certs := map[string]bool{}
+	for _, c := range cfg.Certificates {
+		certs[c.Name] = true
+	}
+	servers := append([]api.Server(nil), cfg.Servers...)
+	sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
+	for i := range servers {
+		srv := &servers[i]
+		srv.Normalize()
+		if err := srv.Validate(); err != nil {
+			return nil, &ServerError{srv.Name, err}
+		}
+		if srv.TLS != nil && !certs[srv.TLS.Certificate] {
+			return nil, &ServerError{srv.Name, fmt.Errorf("certificate %q is not in the config", srv.TLS.Certificate)}
+		}
+		for _, h := range srv.Hostnames {
+			for v.HashBucket < len(h)+32 {
+				v.HashBucket *= 2
+			}
+		}
+	}
+	// Policies: the htpasswd files the locations' basic auth reads.
+	files, err := HtpasswdFiles(opts.Workers(), cfg.Htpasswds)
+	if err != nil {
+		return nil, err
+	}
+	// Policies: how each backend that is not plain HTTP is spoken to.
+	ups, err := upstreamsOf(l, cfg)
+	if err != nil {
+		return nil, err
+	}
+	blocks := map[string]bool{upstreamName: true}
+	// Policies: the CA files of client certificate verification.
+	cas, err := caFiles(l, cfg.CACertificates)
+	if err != nil {
+		return nil, err
+	}
+	caFile := func(name string) (string, bool) { f, ok := cas[name]; return f, ok }
+	reached := map[string]bool{}
+	for _, g := range groupByHostnames(servers) {
+		sv, err := newServerView(g.servers, g.hostnames, ups)
+		if err != nil {
+			return nil, &ServerError{g.servers[0].Name, err}
+		}
+		markCatchAll(&sv)
+		for _, s := range g.servers {
+			reached[s.Name] = reached[s.Name] || sv.reachable()
+		}
+		if err := resolveAuth(&sv, files, len(v.Servers)); err != nil {
+			return nil, &ServerError{sv.Name, err}
+		}
+		for _, x := range sv.AuthLocations {
+			addressAuth(x, opts.AuthAddrs)
+		}
+		resolveErrors(&sv, ups) // policies
+		if err := resolveClientTLS(&sv, caFile); err != nil {
+			return nil, &ServerError{sv.Name, err}
+		}
+		v.TLS = v.TLS || sv.TLS != ""
+		v.Servers = append(v.Servers, sv)
+		for _, l := range sv.Locations {
+			blocks[l.Up.Block] = true
+		}
+		for _, e := range sv.ErrorLocations { // policies
+			blocks[e.Up.Up.Block] = true
+		}
+	}
+	v.Upstreams = sortedBlocks(blocks)
+	v.WWW = wwwRedirects(servers)
+	v.catchAll()
+	if err := checkReachable(v, servers, reached); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// confPaths are the absolute paths nginx.conf names.
+type confPaths struct {
+	Pid, Lock, ErrorLog, AccessLog, Socket, DefaultCert, DefaultKey string
+	ClientBody, Proxy, FastCGI, UWSGI, SCGI                         string
+}
+
+// The temporary files live in the worker directory w, which the workers can reach.
+func (l Layout) confPaths(w Layout) confPaths {
+	return confPaths{Pid: l.PidFile(), Lock: l.LockFile(), ErrorLog: l.ErrorLog(), AccessLog: l.AccessLog(),
+		Socket: "unix:" + l.Socket(), DefaultCert: l.DefaultCert(), DefaultKey: l.DefaultKey(),
+		ClientBody: w.Tmp("client_body"), Proxy: w.Tmp("proxy"), FastCGI: w.Tmp("fastcgi"),
+		UWSGI: w.Tmp("uwsgi"), SCGI: w.Tmp("scgi")}
+}
+
+// withDefaultSettings fills zero fields from api.DefaultSettings, as api documents. Booleans
+// are taken as they are: false is a choice, not an absence.
+func withDefaultSettings(s api.Settings) api.Settings {
+	d := api.DefaultSettings()
+	str := func(v *string, def string) {
+		if *v == "" {
+			*v = def
+		}
+	}
+	num := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	num(&s.WorkerConnections, d.WorkerConnections)
+	num(&s.KeepaliveRequests, d.KeepaliveRequests)
+	num(&s.UpstreamKeepalive, d.UpstreamKeepalive)
+	num(&s.RollbackMinRequests, d.RollbackMinRequests)
+	str(&s.KeepaliveTimeout, d.KeepaliveTimeout)
+	str(&s.ClientMaxBodySize, d.ClientMaxBodySize)
+	str(&s.ProxyConnectTimeout, d.ProxyConnectTimeout)
+	str(&s.ProxyReadTimeout, d.ProxyReadTimeout)
+	str(&s.ProxySendTimeout, d.ProxySendTimeout)
+	str(&s.LogFormat, d.LogFormat)
+	str(&s.RollbackWindow, d.RollbackWindow)
+	str(&s.MinReloadInterval, d.MinReloadInterval)
+	if len(s.GzipTypes) == 0 {
+		s.GzipTypes = d.GzipTypes
+	}
+	return s
+}
+
+// serverGroup is a set of hostnames claimed by the same api servers. nginx gives a
+// hostname to one server block only, while api lets servers share a hostname with
+// different paths (as Ingresses do), so each distinct set of owners becomes one block.
+// In the common case every api.Server is its own group.
+type serverGroup struct {
+	servers   []*api.Server
+	hostnames []string
+}
+
+func groupByHostnames(servers []api.Server) []serverGroup {
+	owners := map[string][]*api.Server{}
+	for i := range servers {
+		for _, h := range servers[i].Hostnames {
+			owners[h] = append(owners[h], &servers[i])
+		}
+	}
+	index := map[string]int{}
+	var groups []serverGroup
+	for i := range servers {
+		for _, h := range servers[i].Hostnames {
+			own := owners[h]
+			names := make([]string, len(own))
+			for j, s := range own {
+				names[j] = s.Name
+			}
+			key := strings.Join(names, " ")
+			n, ok := index[key]
+			if !ok {
+				n = len(groups)
+				index[key] = n
+				groups = append(groups, serverGroup{servers: own})
+			}
+			if !contains(groups[n].hostnames, h) {
+				groups[n].hostnames = append(groups[n].hostnames, h)
+			}
+		}
+	}
+	return groups
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
