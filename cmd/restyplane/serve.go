@@ -198,6 +198,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	watcher.SetLive(srv.Connected)
 
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
