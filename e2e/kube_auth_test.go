@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func TestKubernetesAuth(t *testing.T) {
 	checkBasicAuth(t, ki.instance, host, "web", "shop admin")
 	checkExternalAuth(t, ki.instance, a, host, "web")
 
-	// A team may not use another team's Secret: the Ingress is refused, its host unserved.
+	// A team may not use another team's Secret: the Ingress is refused, its path held (503).
 	other := k.c.Namespace(t, ki.ns+"-other")
 	thief := kubetest.Ingress(other, "thief", ingressClass, kubetest.Path{Host: "thief." + other + ".test", Path: "/", Service: "web", Port: 80})
 	thief.Annotations = map[string]string{nginxAnn + "auth-type": "basic", nginxAnn + "auth-secret": ki.ns + "/admins"}
@@ -55,9 +56,40 @@ func TestKubernetesAuth(t *testing.T) {
 	if !strings.Contains(e.Message, "another namespace") {
 		t.Fatalf("refusal event: %q, want it to say the Secret is of another namespace", e.Message)
 	}
-	if code, _ := ki.get("thief."+other+".test", "/"); code != 404 {
-		t.Fatalf("the refused Ingress's host answered %d, want 404", code)
+	ki.waitFor("thief."+other+".test", "/", 503)
+}
+
+// TestKubernetesRefusedAuthFailsClosed: an Ingress with basic auth on /admin beside
+// another Ingress's / without auth. When its auth Secret is deleted the Ingress can no
+// longer be translated and is refused; /admin must then answer 503, never fall through to
+// the open / and its upstream.
+func TestKubernetesRefusedAuthFailsClosed(t *testing.T) {
+	k := newKube(t)
+	ki := k.serveWith(t, "--openresty-prefix", searchablePrefix(t))
+	ki.service("web", k.ns.upstream(t, "web"))
+	host := ki.host("shop")
+	k.c.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ki.ns, Name: "admins"},
+		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"auth": []byte(htpasswdLines())}})
+	k.c.Create(t, kubetest.Ingress(ki.ns, "open", ingressClass, kubetest.Path{Host: host, Path: "/", Service: "web", Port: 80}))
+	admin := kubetest.Ingress(ki.ns, "admin", ingressClass, kubetest.Path{Host: host, Path: "/admin", Service: "web", Port: 80})
+	admin.Annotations = map[string]string{nginxAnn + "auth-type": "basic", nginxAnn + "auth-secret": "admins"}
+	k.c.Create(t, admin)
+	ki.event("admin", reconciler.ReasonApplied)
+	ki.waitFor(host, "/admin/x", 401)
+
+	if err := k.c.Client.CoreV1().Secrets(ki.ns).Delete(context.Background(), "admins", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
 	}
+	if e := ki.event("admin", reconciler.ReasonSkipped); !strings.Contains(e.Message, "admins") {
+		t.Fatalf("refusal event %q does not name the Secret", e.Message)
+	}
+	ki.waitFor(host, "/admin/x", 503)
+	for range 20 {
+		if resp, body := ki.do(host, "/admin/x"); resp.StatusCode != 503 {
+			t.Fatalf("/admin/x after the auth Secret is gone: %d %q, want 503 (never the open / upstream)", resp.StatusCode, body)
+		}
+	}
+	ki.waitFor(host, "/", 200)
 }
 
 // nginxAnn is ingress-nginx's annotation prefix.

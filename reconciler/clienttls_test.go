@@ -95,7 +95,7 @@ func TestTranslateClientTLS(t *testing.T) {
 	if got := reports[ns+"/bare"]; !strings.HasPrefix(got, "not applied") {
 		t.Fatalf("bare (no TLS entry): %q", got)
 	}
-	if tr.Servers[serverName("bare.example.com")] != nil {
+	if !Held(tr.Servers[serverName("bare.example.com")]) {
 		t.Fatalf("the host without TLS is served")
 	}
 }

@@ -97,7 +97,7 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 		return h.Servers[bigServer] != nil && h.Backends[bigBackend] != nil && len(h.Backends[bigBackend].Endpoints) == 501
 	})
 	f.c.Create(t, kubetest.EndpointSlice(f.ns, "big", "big-2", 8080, kubetest.Ready(many[501:]...)...))
-	waitFor(t, 5*time.Second, "the big Ingress refused", func() bool { return f.store.Head().Servers[bigServer] == nil })
+	waitFor(t, 5*time.Second, "the big Ingress refused, its path held", func() bool { return reconciler.Held(f.store.Head().Servers[bigServer]) })
 	if e := f.event(t, "big", reconciler.ReasonSkipped); !strings.Contains(e.Message, "1001 ready endpoints") {
 		t.Fatalf("the big Ingress is skipped for %q, want its 1001 endpoints", e.Message)
 	}

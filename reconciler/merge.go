@@ -81,6 +81,9 @@ func (m *merge) takenName(p *plan) string {
 // path: serving what no path claims is what a default backend is for.
 func (m *merge) claimRoutes(p *plan, routes []route, fallback bool) {
 	rep := m.t.Reports[ingressKey(p.ing)]
+	if p.hold {
+		rep = &Report{Ingress: p.ing} // a held path another Ingress has is no news: the Ingress is refused
+	}
 	perHost := map[string]int{}
 	for _, r := range routes {
 		perHost[r.host]++
@@ -132,6 +135,9 @@ func (m *merge) claimRoutes(p *plan, routes []route, fallback bool) {
 			m.hosts[r.host] = hb
 		}
 		hb.claims = append(hb.claims, c)
+		if p.hold {
+			continue // a refused Ingress's path, held: it brings no policy and no backend
+		}
 		m.hostPolicies(hb, p, r.host) // policies
 		m.addBackend(p, r.loc.Backend)
 		if r.loc.Errors != nil { // policies

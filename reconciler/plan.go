@@ -36,6 +36,8 @@ type plan struct {
 	caCertificates map[string]*api.CACertificate
 	// clientCerts holds the certificate of proxy-ssl-secret presented to backends.
 	clientCerts map[string]*api.Certificate
+	// hold marks the plan of a refused Ingress, whose paths answer 503 (holdPlan).
+	hold bool
 }
 
 // route is one location on one host.

@@ -30,7 +30,9 @@ type Translation struct {
 // gives the same objects. The rules, each reported as a Warning on the Ingress that loses:
 //
 //   - An Ingress that cannot be translated (a bad annotation, a snippet, a missing TLS
-//     Secret, a port its Service lacks) is skipped whole; the others go on.
+//     Secret, a port its Service lacks) is skipped whole; the others go on. Its paths
+//     stay its own and answer 503 (holdPlan), so that a refused Ingress that asked for
+//     protection never falls through to another Ingress's broader path.
 //   - A REST-owned object wins over any Ingress: a host+path that a REST server holds, or a
 //     name a REST object has, is not taken.
 //   - A hostname belongs to one namespace, or to the REST API, as hostOwners says; an
@@ -97,6 +99,9 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 				reason = ReasonLimitExceeded
 			}
 			rep.warn(reason, "not applied: %v", err)
+			if !errors.Is(err, errLimit) {
+				mains = append(mains, holdPlan(ing)) // its paths fail closed, never to another route
+			}
 			continue
 		}
 		for _, w := range p.warnings {

@@ -48,6 +48,9 @@ func summarize(tr *Translation) summary {
 		lines := []string{head}
 		for _, l := range srv.Locations {
 			line := fmt.Sprintf("%s %s -> %s", l.Match, l.Path, l.Backend)
+			if l.Return != nil {
+				line = fmt.Sprintf("%s %s -> return %d", l.Match, l.Path, l.Return.Code)
+			}
 			if l.Rewrite != "" {
 				line += " rewrite " + l.Rewrite
 			}
@@ -234,7 +237,7 @@ func TestTranslate(t *testing.T) {
 			Reports: map[string]string{"shop/web": "applied", "shop/plain": "applied"},
 		},
 	}, {
-		name: "a missing TLS Secret, a snippet and a bad annotation skip their Ingresses only",
+		name: "a missing TLS Secret, a snippet and a bad annotation skip their Ingresses only, whose paths answer 503",
 		objs: []runtime.Object{web, webSlice,
 			aged(kubetest.Ingress(ns, "web", "c", root("web", 80)), 0),
 			aged(withTLS(kubetest.Ingress(ns, "notls", "c", kubetest.Path{Host: "a.example.com", Path: "/", Service: "web", Port: 80}), "missing", "a.example.com"), 1),
@@ -243,7 +246,11 @@ func TestTranslate(t *testing.T) {
 			aged(kubetest.Ingress(ns, "noport", "c", kubetest.Path{Host: "d.example.com", Path: "/", Service: "web", Port: 81}), 4)},
 		want: summary{
 			Backends: map[string]string{"k8s.shop.web.80": "10.0.0.1:8080,10.0.0.2:8080 round_robin"},
-			Servers:  map[string][]string{"k8s.shop.example.com": {host + " from shop/web", "prefix / -> k8s.shop.web.80"}},
+			Servers: map[string][]string{"k8s.shop.example.com": {host + " from shop/web", "prefix / -> k8s.shop.web.80"},
+				"k8s.a.example.com": {"a.example.com from shop/notls", "prefix / -> return 503"},
+				"k8s.b.example.com": {"b.example.com from shop/snippet", "prefix / -> return 503"},
+				"k8s.c.example.com": {"c.example.com from shop/bad", "prefix / -> return 503"},
+				"k8s.d.example.com": {"d.example.com from shop/noport", "prefix / -> return 503"}},
 			Reports: map[string]string{"shop/web": "applied", "shop/notls": "not applied Skipped", "shop/snippet": "not applied RefusedSnippet",
 				"shop/bad": "not applied Skipped", "shop/noport": "not applied Skipped"},
 		},

@@ -1,0 +1,53 @@
+package reconciler
+
+import (
+	"testing"
+
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/reconciler/kubetest"
+)
+
+// Held reports whether srv serves nothing but the held paths of refused Ingresses: nil,
+// or locations that each answer 503 themselves.
+func Held(srv *api.Server) bool {
+	if srv == nil {
+		return true
+	}
+	for _, l := range srv.Locations {
+		if l.Return == nil || l.Return.Code != 503 || l.Backend != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRefusedIngressFailsClosed: an Ingress with basic auth on /admin that becomes
+// unplannable (its auth Secret is gone) keeps /admin, answering 503: another Ingress's
+// broader "/" of the same host, without auth, must not take it.
+func TestRefusedIngressFailsClosed(t *testing.T) {
+	const ns, host = "shop", "shop.example.com"
+	open := aged(kubetest.Ingress(ns, "open", "c", kubetest.Path{Host: host, Path: "/", Service: "web", Port: 80}), 0)
+	admin := aged(kubetest.Ingress(ns, "admin", "c", kubetest.Path{Host: host, Path: "/admin", Service: "web", Port: 80}), 1,
+		nginxPrefix+"auth-type", "basic", nginxPrefix+"auth-secret", "gone")
+	tr := Translate(snapshotOf(open, admin, kubetest.Service(ns, "web", 80),
+		kubetest.EndpointSlice(ns, "web", "web-1", 8080, kubetest.Endpoint{Address: "10.0.0.2"})), nil)
+	if tr.Reports[ns+"/admin"].Applied {
+		t.Fatalf("the Ingress whose auth Secret is gone is applied: %+v", tr.Reports[ns+"/admin"].Problems)
+	}
+	srv := tr.Servers[serverName(host)]
+	if srv == nil {
+		t.Fatal("no server for the host")
+	}
+	var got []string
+	for _, l := range srv.Locations {
+		switch {
+		case l.Path == "/admin" && l.Return != nil && l.Return.Code == 503 && l.Backend == "":
+			got = append(got, "/admin held")
+		case l.Path == "/" && l.Backend != "":
+			got = append(got, "/ routed")
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("locations %+v: want / routed and /admin answering 503", srv.Locations)
+	}
+}
