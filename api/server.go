@@ -93,6 +93,10 @@ type Location struct {
 	// without a backend; see policy_return.go.
 	Return *Return `json:"return,omitempty"`
 	Deny   bool    `json:"deny,omitempty"`
+	// Cache keeps the upstream's answers in the response cache, and Expires sets the
+	// Expires and Cache-Control headers of the answers; see policy_cache.go.
+	Cache   *CachePolicy `json:"cache,omitempty"`
+	Expires string       `json:"expires,omitempty" example:"30d"`
 }
 
 // Header is a request header that a location sets on the proxied request.
@@ -207,6 +211,12 @@ func (l *Location) validate() error {
 		return err
 	}
 	if err := l.validateHeaders(); err != nil {
+		return err
+	}
+	if err := l.validateCache(); err != nil {
+		return err
+	}
+	if err := l.validateExpires(); err != nil {
 		return err
 	}
 	switch {

@@ -44,7 +44,12 @@ type Settings struct {
 	// RealIPHeader is the header a trusted proxy puts the client address in,
 	// X-Forwarded-For if empty; its last address not itself trusted is taken.
 	RealIPHeader string `json:"realIPHeader,omitempty" example:"X-Forwarded-For"`
-	Version      int64  `json:"version,omitempty" readonly:"true"`
+	// CacheZoneSize is the shared memory of the response cache's keys (1m holds about
+	// 8,000), 10m if empty; CacheMaxSize the most its files take on disk, 256m if empty.
+	// The cache exists only while a location has a cache policy.
+	CacheZoneSize string `json:"cacheZoneSize,omitempty" example:"10m"`
+	CacheMaxSize  string `json:"cacheMaxSize,omitempty" example:"256m"`
+	Version       int64  `json:"version,omitempty" readonly:"true"`
 }
 
 // DefaultRollbackMinClients is the number of distinct failing clients an automatic rollback
@@ -130,6 +135,9 @@ func (s *Settings) Validate() error {
 		if len(s.RealIPFrom) == 0 {
 			return Invalid("realIPHeader", "a real-IP header needs trusted proxies in realIPFrom")
 		}
+	}
+	if err := s.validateCacheSettings(); err != nil {
+		return err
 	}
 	if !(s.RollbackErrorRatio >= 0 && s.RollbackErrorRatio <= 1) {
 		return Invalid("rollbackErrorRatio", "must be between 0 and 1")

@@ -88,6 +88,9 @@ type locationView struct {
 	ResponseAdd   []api.Header
 	Return        *returnView
 	Deny          bool
+	// Cache is the location's response cache, nil without; Expires its expires.
+	Cache   *cacheView
+	Expires string
 }
 
 // rewriteView is a prefix location's rewrite as two rewrite directives: RestRe captures
@@ -154,6 +157,13 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 				CORS: newCORSConf(l.CORS), Redirect: newRedirectView(l.Redirect), Proxy: newProxyView(l)}
 			withUpstream(&base, &l, ups[l.Backend])
 			withHeaderFilters(&base, &l)
+			if base.Cache, err = newCacheView(s.Name, &l); err != nil {
+				return serverView{}, err
+			}
+			if base.Cache != nil && base.Mod != "proxy" {
+				return serverView{}, fmt.Errorf("location %q caches, and its backend %q speaks gRPC, whose answers nginx does not cache", l.Path, l.Backend)
+			}
+			base.Expires = l.Expires
 			if ct != nil {
 				base.ClientHeaders = ct.Headers
 			}

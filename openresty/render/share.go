@@ -46,7 +46,7 @@ func shareable(a, b locationView) bool {
 	// and so do access lists and limits, which the block names; so do CORS and a redirect,
 	// which answer in the block itself, and proxy, retry and errors policies, whose
 	// directives are per block.
-	if a.Proxy != nil || b.Proxy != nil {
+	if a.Proxy != nil || b.Proxy != nil || a.Cache != nil || b.Cache != nil || a.Expires != "" || b.Expires != "" {
 		return false
 	}
 	// Header filters and fixed answers are per block too.

@@ -34,6 +34,8 @@ type confView struct {
 	PlainHosts []string
 	// HeaderAdds are the maps of the request headers locations add to.
 	HeaderAdds []headerAdd
+	// Cache says a location caches: the response cache is declared.
+	Cache bool
 }
 
 // realIPView is the realip module's directives: From are CIDRs of api's grammar.
@@ -135,6 +137,9 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		}
 		v.TLS = v.TLS || sv.TLS != ""
 		v.headerAdds(&sv)
+		for _, l := range sv.Locations {
+			v.Cache = v.Cache || l.Cache != nil
+		}
 		v.Servers = append(v.Servers, sv)
 		for _, l := range sv.Locations {
 			blocks[l.Up.Block] = true
@@ -156,6 +161,8 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 type confPaths struct {
 	Pid, Lock, ErrorLog, AccessLog, Socket, DefaultCert, DefaultKey string
 	ClientBody, Proxy, FastCGI, UWSGI, SCGI                         string
+	// Cache is the response cache's directory.
+	Cache string
 }
 
 // The temporary files live in the worker directory w, which the workers can reach.
@@ -163,7 +170,7 @@ func (l Layout) confPaths(w Layout) confPaths {
 	return confPaths{Pid: l.PidFile(), Lock: l.LockFile(), ErrorLog: l.ErrorLog(), AccessLog: l.AccessLog(),
 		Socket: "unix:" + l.Socket(), DefaultCert: l.DefaultCert(), DefaultKey: l.DefaultKey(),
 		ClientBody: w.Tmp("client_body"), Proxy: w.Tmp("proxy"), FastCGI: w.Tmp("fastcgi"),
-		UWSGI: w.Tmp("uwsgi"), SCGI: w.Tmp("scgi")}
+		UWSGI: w.Tmp("uwsgi"), SCGI: w.Tmp("scgi"), Cache: w.Tmp("cache")}
 }
 
 // withDefaultSettings fills zero fields from api.DefaultSettings, as api documents. Booleans
@@ -192,6 +199,8 @@ func withDefaultSettings(s api.Settings) api.Settings {
 	str(&s.LogFormat, d.LogFormat)
 	str(&s.RollbackWindow, d.RollbackWindow)
 	str(&s.MinReloadInterval, d.MinReloadInterval)
+	str(&s.CacheZoneSize, api.DefaultCacheZoneSize)
+	str(&s.CacheMaxSize, api.DefaultCacheMaxSize)
 	if len(s.GzipTypes) == 0 {
 		s.GzipTypes = d.GzipTypes
 	}
