@@ -53,6 +53,9 @@ const (
 	VerdictRefused  = "refused"
 	VerdictHonoured = "honoured"
 	VerdictIgnored  = "ignored"
+	// VerdictTranslated: a snippet annotation whose every directive became a typed field;
+	// an Ingress served with one is translated rather than served.
+	VerdictTranslated = "translated"
 )
 
 // IngressVerdict is what restyplane does, or would do, with one Ingress: the answer a
@@ -66,8 +69,10 @@ type IngressVerdict struct {
 	// would happen if the Ingress moved over.
 	Ours bool `json:"ours"`
 	// Verdict is served when any route of the Ingress is (or would be) in the desired
-	// state, refused otherwise; Problems say why, or what of a served one is left out.
-	Verdict     string              `json:"verdict" enums:"served,refused"`
+	// state, translated when it is and a snippet annotation of it was translated into
+	// typed fields (its annotation's why says what each directive became), refused
+	// otherwise; Problems say why, or what of a served one is left out.
+	Verdict     string              `json:"verdict" enums:"served,translated,refused"`
 	Problems    []IngressProblem    `json:"problems"`
 	Annotations []AnnotationVerdict `json:"annotations"`
 }
@@ -82,7 +87,7 @@ type IngressProblem struct {
 type AnnotationVerdict struct {
 	Name    string `json:"name" example:"nginx.ingress.kubernetes.io/auth-url"`
 	Value   string `json:"value"`
-	Verdict string `json:"verdict" enums:"honoured,refused,ignored"`
+	Verdict string `json:"verdict" enums:"honoured,translated,refused,ignored"`
 	Why     string `json:"why,omitempty"`
 }
 

@@ -78,11 +78,11 @@ func TestIngressCorpus(t *testing.T) {
 		switch {
 		case r.verdict == api.VerdictRefused && !specificCause(r):
 			t.Errorf("%s %s refused without a specific cause: %q", r.file, r.name, r.detail)
-		case r.verdict == api.VerdictServed && corpusMisroutes[r.file+"/"+r.name] != "":
+		case r.verdict != api.VerdictRefused && r.verdict != "missing" && r.verdict != "held" && corpusMisroutes[r.file+"/"+r.name] != "":
 			if r.answer == "" {
 				t.Errorf("%s %s answers from its upstream now: remove it from corpusMisroutes", r.file, r.name)
 			}
-		case r.verdict == api.VerdictServed && r.answer != "":
+		case r.verdict != api.VerdictRefused && r.verdict != "missing" && r.verdict != "held" && r.answer != "":
 			t.Errorf("%s %s is %s but does not answer from its upstream: %s", r.file, r.name, r.verdict, r.answer)
 		}
 		for _, f := range r.unenforced {

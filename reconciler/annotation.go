@@ -56,6 +56,8 @@ type annotations struct {
 	http httpAnnotations
 	// pol is what the body, retry, errors and matching annotations say.
 	pol proxyAnnotations
+	// snippet is what the translated snippets ask, nil without one.
+	snippet *snippetFields
 }
 
 // parseAnnotations reads the annotations under both prefixes, as annotationTable classes
@@ -71,14 +73,16 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 		name := strings.TrimPrefix(strings.TrimPrefix(v.Name, nginxPrefix), ownPrefix)
 		switch v.Verdict {
 		case api.VerdictRefused:
-			if strings.HasSuffix(name, "-snippet") {
+			if name == "configuration-snippet" || name == "server-snippet" {
+				snippets = append(snippets, v.Name+": "+v.Why)
+			} else if strings.HasSuffix(name, "-snippet") {
 				snippets = append(snippets, v.Name)
 			} else {
 				refusals = append(refusals, v.Name+" ("+v.Why+")")
 			}
 		case api.VerdictIgnored:
 			a.ignored = append(a.ignored, v.Name+": "+v.Why)
-		case api.VerdictHonoured:
+		case api.VerdictHonoured, api.VerdictTranslated:
 			// restyplane.io/ comes after nginx.ingress.kubernetes.io/ in the sorted list
 			// and wins.
 			vals[name] = v.Value

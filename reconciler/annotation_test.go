@@ -37,8 +37,8 @@ func TestParseAnnotations(t *testing.T) {
 			want: annotations{rewrite: "/", timeouts: &api.Timeouts{Connect: "500ms", Read: "120s", Send: "30s"}, sslRedirect: true}},
 		{name: "ssl-redirect off", in: map[string]string{ng + "ssl-redirect": "false"}, want: annotations{sslRedirect: false}},
 
-		{name: "configuration snippet", in: map[string]string{ng + "configuration-snippet": "more_set_headers x;"}, wantErr: "snippet annotations are refused (nginx.ingress.kubernetes.io/configuration-snippet)"},
-		{name: "server snippet under restyplane.io", in: map[string]string{rp + "server-snippet": "x"}, wantErr: "snippet annotations are refused (restyplane.io/server-snippet)"},
+		{name: "configuration snippet", in: map[string]string{ng + "configuration-snippet": "more_set_headers x;"}, wantErr: "snippet annotations are refused (nginx.ingress.kubernetes.io/configuration-snippet: no typed equivalent: more_set_headers x (line 1): \"x\" is not \"Name: value\")"},
+		{name: "server snippet under restyplane.io", in: map[string]string{rp + "server-snippet": "x"}, wantErr: "snippet annotations are refused (restyplane.io/server-snippet: no typed equivalent: line 1: directive x does not end with ';')"},
 		{name: "unknown restyplane annotation", in: map[string]string{rp + "load-balancing": "ewma"}, wantErr: "restyplane.io/load-balancing (unknown restyplane.io annotation"},
 		{name: "bad load-balance", in: map[string]string{ng + "load-balance": "least_conn"}, wantErr: "load-balance"},
 		{name: "hash by an expression", in: map[string]string{ng + "upstream-hash-by": "$host$request_uri"}, wantErr: "upstream-hash-by"},

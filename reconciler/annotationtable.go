@@ -119,11 +119,25 @@ func assembleTable(groups []annotationGroup) map[string]annotationRule {
 	return t
 }
 
-// snippetGroup: raw nginx configuration, refused whatever its value.
-var snippetGroup = annotationGroup{name: "snippets", rules: map[string]annotationRule{
-	"configuration-snippet": refused(whySnippet), "server-snippet": refused(whySnippet), "auth-snippet": refused(whySnippet),
-	"stream-snippet": refused(whySnippet), "modsecurity-snippet": refused(whySnippet),
+// snippetGroup: raw nginx configuration, never injected. configuration-snippet and
+// server-snippet are translated into typed fields when every directive has one (see
+// snippettranslate.go) and refused otherwise, naming the directive; the others are
+// refused whatever their value.
+var snippetGroup = annotationGroup{name: "snippets", scope: scopeLocation, parse: parseSnippets, rules: map[string]annotationRule{
+	"configuration-snippet": translated(whyTranslated + "; on every location of the Ingress"),
+	"server-snippet":        translated(whyTranslated + "; its directives on every location of the Ingress, its location blocks (which must answer themselves: return, deny all, a redirect) on each of the Ingress's hosts"),
+	"auth-snippet":          refused(whySnippet), "stream-snippet": refused(whySnippet), "modsecurity-snippet": refused(whySnippet),
 }}
+
+// whyTranslated: how snippets are read.
+const whyTranslated = "read by a strict tokenizer of nginx's syntax and translated into typed fields when every directive has one " +
+	"(headers set/add/remove, return, deny all, redirects, expires, the response cache, buffer sizes, timeouts, server_tokens off); " +
+	"refused otherwise, naming the directive (lua_*, include, load_module, if, unknown ones)"
+
+// translated is a snippet's rule: classify translates or refuses it by its value.
+func translated(why string) annotationRule {
+	return annotationRule{verdict: api.VerdictTranslated, why: why}
+}
 
 // wafGroup: the web application firewall, which restyplane does not have.
 var wafGroup = annotationGroup{name: "waf", rules: map[string]annotationRule{
@@ -165,6 +179,12 @@ var securityWords = []string{"auth", "allow", "deny", "whitelist", "blacklist", 
 func classify(name, value string, own bool) (verdict, why string) {
 	r, ok := annotationTable[name]
 	switch {
+	case name == "configuration-snippet" || name == "server-snippet":
+		f, err := translateSnippet(name, value)
+		if err != nil {
+			return api.VerdictRefused, "no typed equivalent: " + err.Error()
+		}
+		return api.VerdictTranslated, "translated: " + strings.Join(f.became, "; ")
 	case strings.HasSuffix(name, "-snippet"):
 		return api.VerdictRefused, whySnippet
 	case !ok && own:

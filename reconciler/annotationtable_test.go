@@ -36,7 +36,8 @@ func TestClassify(t *testing.T) {
 		{"enable-modsecurity", "false", false, api.VerdictIgnored},
 		{"force-ssl-redirect", "true", false, api.VerdictHonoured}, // policies
 		{"ssl-passthrough", "true", false, api.VerdictRefused},
-		{"configuration-snippet", "return 200;", false, api.VerdictRefused},
+		{"configuration-snippet", "return 200;", false, api.VerdictTranslated},
+		{"configuration-snippet", "lua_need_request_body on;", false, api.VerdictRefused},
 		{"some-new-snippet", "x", false, api.VerdictRefused},
 		{"proxy-body-size", "50m", false, api.VerdictHonoured}, // policies
 		{"server-alias", "www.example.com", false, api.VerdictHonoured},
@@ -73,6 +74,13 @@ func TestAnnotationTableIsRead(t *testing.T) {
 		case api.VerdictRefused:
 			if _, err := parseAnnotations(map[string]string{full: "on"}); err == nil {
 				t.Errorf("refused %s: parseAnnotations accepts it", name)
+			}
+		case api.VerdictTranslated:
+			if _, err := parseAnnotations(map[string]string{full: "\x00bad"}); err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("translated %s: a bad value gives %v, want an error naming it", name, err)
+			}
+			if a, err := parseAnnotations(map[string]string{full: "deny all;"}); err != nil || a.snippet == nil || !a.snippet.deny {
+				t.Errorf("translated %s: deny all; gives %v, %+v; want it read", name, err, a.snippet)
 			}
 		case api.VerdictIgnored:
 			a, err := parseAnnotations(map[string]string{full: "on"})

@@ -116,9 +116,14 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 				Access: p.ann.access, Limits: p.ann.limits,
 				UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
 			p.ann.http.location(&loc) // policies
-			p.fallbacks = append(p.fallbacks, route{host: h, loc: p.withPolicies(loc, db.Service)})
+			loc = p.withPolicies(loc, db.Service)
+			if s := p.ann.snippet; s != nil {
+				s.apply(&loc)
+			}
+			p.fallbacks = append(p.fallbacks, route{host: h, loc: loc})
 		}
 	}
+	p.snippetLocations(hosts)
 	if err := checkLimits(hosts, p.routes); err != nil {
 		return nil, err
 	}
@@ -215,7 +220,32 @@ func (p *plan) location(path networkingv1.HTTPIngressPath, backend string) (api.
 			return l, fmt.Errorf("path %q: %w", l.Path, err)
 		}
 	}
-	return l, p.rewrite(&l)
+	if err := p.rewrite(&l); err != nil {
+		return l, err
+	}
+	if s := p.ann.snippet; s != nil {
+		s.apply(&l) // translated snippets, after the rewrite a fixed answer clears
+	}
+	return l, nil
+}
+
+// snippetLocations adds the locations of a translated server-snippet to each of the
+// Ingress's hosts.
+func (p *plan) snippetLocations(hosts []string) {
+	s := p.ann.snippet
+	if s == nil {
+		return
+	}
+	seen := map[string]bool{}
+	for _, h := range hosts {
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		for _, l := range s.locations {
+			p.routes = append(p.routes, route{host: h, loc: l})
+		}
+	}
 }
 
 // rewrite sets the location's rewrite-target. On a regex path it replaces the whole path,

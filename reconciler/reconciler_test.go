@@ -119,7 +119,7 @@ func TestBadIngressesAreReported(t *testing.T) {
 	bad := kubetest.Ingress(f.ns, "bad", f.class, kubetest.Path{Host: "bad.example.com", Path: "/", Service: "web", Port: 80})
 	bad.Annotations = map[string]string{"nginx.ingress.kubernetes.io/load-balance": "least_conn"}
 	snippet := kubetest.Ingress(f.ns, "snippet", f.class, kubetest.Path{Host: "snippet.example.com", Path: "/", Service: "web", Port: 80})
-	snippet.Annotations = map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "return 200 'owned';"}
+	snippet.Annotations = map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "include /etc/passwd;"}
 	f.c.Create(t, good, bad, snippet)
 	// The same host and path, created later: the older Ingress keeps it.
 	time.Sleep(1100 * time.Millisecond) // creationTimestamp has a resolution of one second

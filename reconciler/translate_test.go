@@ -241,7 +241,7 @@ func TestTranslate(t *testing.T) {
 		objs: []runtime.Object{web, webSlice,
 			aged(kubetest.Ingress(ns, "web", "c", root("web", 80)), 0),
 			aged(withTLS(kubetest.Ingress(ns, "notls", "c", kubetest.Path{Host: "a.example.com", Path: "/", Service: "web", Port: 80}), "missing", "a.example.com"), 1),
-			aged(kubetest.Ingress(ns, "snippet", "c", kubetest.Path{Host: "b.example.com", Path: "/", Service: "web", Port: 80}), 2, ng+"configuration-snippet", "return 200;"),
+			aged(kubetest.Ingress(ns, "snippet", "c", kubetest.Path{Host: "b.example.com", Path: "/", Service: "web", Port: 80}), 2, ng+"configuration-snippet", "lua_need_request_body on;"),
 			aged(kubetest.Ingress(ns, "bad", "c", kubetest.Path{Host: "c.example.com", Path: "/", Service: "web", Port: 80}), 3, ng+"proxy-read-timeout", "forever"),
 			aged(kubetest.Ingress(ns, "noport", "c", kubetest.Path{Host: "d.example.com", Path: "/", Service: "web", Port: 81}), 4)},
 		want: summary{

@@ -88,6 +88,11 @@ func verdictOf(rep *Report) api.IngressVerdict {
 		Verdict: api.VerdictRefused, Problems: []api.IngressProblem{}, Annotations: annotationVerdicts(ing.Annotations)}
 	if rep.Applied {
 		v.Verdict = api.VerdictServed
+		for _, a := range v.Annotations {
+			if a.Verdict == api.VerdictTranslated {
+				v.Verdict = api.VerdictTranslated
+			}
+		}
 	}
 	for _, p := range append(append([]Problem(nil), rep.Problems...), rep.Notes...) {
 		v.Problems = append(v.Problems, api.IngressProblem{Reason: p.Reason, Message: p.Message})
