@@ -150,6 +150,9 @@ func (m *merge) claimRoutes(p *plan, routes []route, fallback bool) {
 // addBackend puts a plan's backend into the translation, unless an older Ingress already
 // did; then the older one's balancing stays and a difference is reported.
 func (m *merge) addBackend(p *plan, name string) {
+	if name == "" {
+		return // a location that answers itself (a translated snippet's)
+	}
 	be := p.backends[name]
 	cur, ok := m.t.Backends[name]
 	if !ok {

@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
 
 // TestParseSnippet: the tokenizer reads statements, blocks, quotes and escapes as nginx's
@@ -125,5 +127,22 @@ func TestTranslateSnippet(t *testing.T) {
 	}
 	if _, err := translateSnippet("server-snippet", "location /x { proxy_pass http://x; }"); err == nil || !strings.Contains(err.Error(), "answers itself") {
 		t.Errorf("a server-snippet location that proxies: %v", err)
+	}
+}
+
+// TestTranslateSnippetIsValid: an Ingress with translated snippets writes a valid state,
+// its server-snippet's locations on its host.
+func TestTranslateSnippetIsValid(t *testing.T) {
+	const ns, host = "shop", "shop.example.com"
+	objs := []runtime.Object{kubetest.Service(ns, "web", 80), kubetest.EndpointSlice(ns, "web", "w", 8080, kubetest.Ready("10.0.0.1")...),
+		aged(kubetest.Ingress(ns, "a", "c", kubetest.Path{Host: host, Path: "/", Service: "web", Port: 80}), 0,
+			nginxPrefix+"server-snippet", "location ~ ^/(metrics|ready)$ { return 403; }\nlocation /admin { deny all; }",
+			nginxPrefix+"configuration-snippet", "more_set_headers \"X-A: b\";\nproxy_cache c;\nadd_header X-Cache-Status $upstream_cache_status;")}
+	head := api.NewState()
+	tr := Translate(snapshotOf(objs...), head)
+	storeAccepts(t, tr, head)
+	srv := tr.Servers["k8s."+host]
+	if srv == nil || len(srv.Locations) != 3 {
+		t.Fatalf("server %+v, want the Ingress's path and the snippet's two locations", srv)
 	}
 }
