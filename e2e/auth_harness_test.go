@@ -47,8 +47,16 @@ type authService struct {
 
 func newAuthService(t testing.TB) *authService {
 	t.Helper()
+	return newAuthServiceOn(t, "127.0.0.1")
+}
+
+// newAuthServiceOn is newAuthService listening on ip: an Ingress's auth-url may not name
+// this machine's loopback, so the Kubernetes tests use the host's end of their network
+// namespace's veth, as a cluster's auth service would be another address.
+func newAuthServiceOn(t testing.TB, ip string) *authService {
+	t.Helper()
 	a := &authService{}
-	ep := serveLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ep := serveOn(t, ip, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
 		a.last = r.Header.Clone()
 		a.mu.Unlock()
@@ -64,7 +72,7 @@ func newAuthService(t testing.TB) *authService {
 			w.WriteHeader(401)
 		}
 	}))
-	a.url = fmt.Sprintf("http://127.0.0.1:%v/verify", ep["port"])
+	a.url = fmt.Sprintf("http://%s/verify", net.JoinHostPort(ip, fmt.Sprint(ep["port"])))
 	return a
 }
 

@@ -21,7 +21,7 @@ func TestKubernetesAuth(t *testing.T) {
 	k := newKube(t)
 	ki := k.serveWith(t, "--openresty-prefix", searchablePrefix(t))
 	ki.service("web", k.ns.upstream(t, "web"))
-	a := newAuthService(t)
+	a := newAuthServiceOn(t, k.ns.subnet+"1")
 	host := ki.host("shop")
 	k.c.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ki.ns, Name: "admins"},
 		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"auth": []byte(htpasswdLines())}})

@@ -22,6 +22,7 @@ func TestKubernetesTenancy(t *testing.T) {
 	t.Run("HeldHostRefusedOnCreate", func(t *testing.T) { testHeldHostOnCreate(t, k) })
 	t.Run("HeldHostRefusedAfterEditOfOldIngress", func(t *testing.T) { testHeldHostAfterEdit(t, k) })
 	t.Run("NameUnderWildcardRefused", func(t *testing.T) { testNameUnderWildcard(t, k) })
+	t.Run("NamespaceOverBudgetRefusedAlone", func(t *testing.T) { testNamespaceBudget(t, k) })
 	t.Run("ForeignTLSHostRefused", func(t *testing.T) { testForeignTLSHost(t, k) })
 	t.Run("SecurityAnnotationsRefused", func(t *testing.T) { testSecurityAnnotations(t, k) })
 	t.Run("HarmlessAnnotationIgnored", func(t *testing.T) { testHarmlessAnnotation(t, k) })
@@ -87,6 +88,34 @@ func testNameUnderWildcard(t *testing.T, k *kube) {
 	}
 	ki.waitSynced()
 	ki.wantFrom("api."+domain, "/", "a")
+}
+
+// testNamespaceBudget: restyplane runs with a budget of two Ingresses per namespace.
+// Namespace a's third Ingress is refused with a LimitExceeded Warning naming the budget,
+// its first two keep serving, and namespace b, under its own budget, is served.
+func testNamespaceBudget(t *testing.T, k *kube) {
+	ki := k.serveWith(t, "--namespace-max-ingresses", "2")
+	a, b := k.ns.upstream(t, "a"), k.ns.upstream(t, "b")
+	ki.service("web", a)
+	for i := range 3 {
+		k.c.Create(t, kubetest.Ingress(ki.ns, fmt.Sprintf("i%d", i), ingressClass,
+			kubetest.Path{Host: ki.host(fmt.Sprintf("h%d", i)), Path: "/", Service: "web", Port: 80}))
+		time.Sleep(1100 * time.Millisecond) // creationTimestamp has seconds: the order is the age
+	}
+	e := ki.event("i2", "LimitExceeded")
+	if e.Type != corev1.EventTypeWarning || !strings.Contains(e.Message, "budget of 2 Ingresses") {
+		t.Fatalf("event on the third Ingress: %s %q; want a Warning naming the budget of 2 Ingresses", e.Type, e.Message)
+	}
+	ki.waitSynced()
+	ki.wantFrom(ki.host("h0"), "/", "a")
+	ki.wantFrom(ki.host("h1"), "/", "a")
+
+	other := ki.otherNamespace("b")
+	k.c.Create(t, kubetest.Service(other, "web", 80), kubetest.EndpointSlice(other, "web", "web-1", upstreamPort, ready([]*nsUpstream{b})...))
+	k.c.Create(t, kubetest.Ingress(other, "own", ingressClass, kubetest.Path{Host: "own." + other + ".test", Path: "/", Service: "web", Port: 80}))
+	ki.eventIn(other, "own", "Applied")
+	ki.waitSynced()
+	ki.wantFrom("own."+other+".test", "/", "b")
 }
 
 // testHeldHostAfterEdit: namespace b's Ingress is older than a's, and b edits it to add

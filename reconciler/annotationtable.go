@@ -94,7 +94,7 @@ type annotationGroup struct {
 // of an earlier group is the one an Ingress is refused with.
 var annotationGroups = []annotationGroup{balanceGroup, canaryGroup, rewriteGroup, timeoutGroup, sslRedirectGroup,
 	authGroup, clientTLSGroup, accessGroup, limitGroup, httpGroup, proxyGroup, upstreamGroup,
-	snippetGroup, wafGroup, observabilityGroup, unimplementedGroup}
+	snippetGroup, wafGroup, observabilityGroup, unimplementedGroup, foreignGroup}
 
 // annotationTable classifies every ingress-nginx annotation restyplane knows, by name
 // without prefix; the same names under restyplane.io/ mean the same. It is assembled from
@@ -157,6 +157,18 @@ var observabilityGroup = annotationGroup{name: "observability", rules: map[strin
 	"enable-influxdb": ignored(whyInflux), "influxdb-measurement": ignored(whyInflux), "influxdb-port": ignored(whyInflux),
 	"influxdb-host": ignored(whyInflux), "influxdb-server-name": ignored(whyInflux),
 }}
+
+// foreignGroup: names found on real Ingresses under ingress-nginx's prefix that
+// ingress-nginx never had (other controllers' names, guesses). ingress-nginx ignored them,
+// so they protected nothing there either: the Ingress is served as it was, and told what
+// the real annotation is.
+var foreignGroup = annotationGroup{name: "not ingress-nginx's", rules: map[string]annotationRule{
+	"rate-limit":        ignored(whyNoRateLimit),
+	"rate-limit-window": ignored(whyNoRateLimit),
+}}
+
+// whyNoRateLimit explains rate-limit and rate-limit-window.
+const whyNoRateLimit = "ingress-nginx has no such annotation and limited nothing with it; its rate limits are limit-rps, limit-rpm and limit-connections, which restyplane honours"
 
 // unimplementedGroup: what an Ingress is served without, and told so.
 var unimplementedGroup = annotationGroup{name: "not implemented", rules: map[string]annotationRule{

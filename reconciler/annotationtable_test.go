@@ -16,6 +16,9 @@ func TestClassify(t *testing.T) {
 		want        string
 	}{
 		{"load-balance", "ewma", false, api.VerdictHonoured},
+		// Not ingress-nginx's: it limited nothing there, so it is no protection to lose.
+		{"rate-limit", "100", false, api.VerdictIgnored},
+		{"rate-limit-window", "1m", false, api.VerdictIgnored},
 		{"auth-url", "http://auth/verify", false, api.VerdictHonoured},       // policies
 		{"auth-type", "basic", false, api.VerdictHonoured},                   // policies
 		{"whitelist-source-range", "10.0.0.0/8", false, api.VerdictHonoured}, // policies

@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -78,6 +79,14 @@ func parseAuth(get func(string) (string, bool)) (authAnnotations, error) {
 	if u, ok := get("auth-url"); ok {
 		if err := api.ValidAuthURL("auth-url", u, false); err != nil {
 			return a, fmt.Errorf("annotation auth-url: %w", err)
+		}
+		// The proxy sends the subrequest, with the client's headers, where the URL says:
+		// a tenant may not point it at this machine or the cloud's metadata service, by
+		// the rule ExternalName Services follow (a name is checked again when it resolves).
+		if pu, err := url.Parse(u); err == nil {
+			if why := externalNameRefusal(pu.Hostname()); why != "" {
+				return a, fmt.Errorf("annotation auth-url: %s", why)
+			}
 		}
 		e := &api.ExternalAuth{URL: u}
 		e.Method, _ = get("auth-method")

@@ -33,6 +33,8 @@ type Reconciler struct {
 	// caches while this replica leads.
 	last    *last
 	cluster *cluster
+	// notServed posts the Events of servers that applies left out (ReportApply).
+	notServed notServed
 }
 
 // New returns a reconciler that writes into store what the cluster of opts holds.

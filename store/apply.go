@@ -56,6 +56,7 @@ func (s *FleetStore) RecordApply(ctx context.Context, rec *api.ApplyRecord) erro
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit apply: %w", err)
 	}
+	s.tellSkips(*rec)
 	return nil
 }
 

@@ -41,6 +41,9 @@ func (s *FleetStore) RecordReports(ctx context.Context, reps []api.InstanceRepor
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit %d instance reports: %w", len(reps), err)
 	}
+	for _, r := range reps {
+		s.tellSkips(r.Report.Applies...)
+	}
 	return nil
 }
 

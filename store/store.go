@@ -77,6 +77,8 @@ type core struct {
 	w *writer
 	// historyID names this history (migration 009): it never changes.
 	historyID string
+	// skips hears of committed apply records that left objects out (WatchSkips).
+	skips applyWatch
 }
 
 // Open opens (creating if needed) the SQLite database at path, migrates it and loads the

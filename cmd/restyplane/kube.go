@@ -52,6 +52,8 @@ func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes reconciler: %w", err)
 	}
+	// The Ingresses behind servers an apply left out, on any instance, hear of it.
+	st.WatchSkips(rec.ReportApply)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -1,0 +1,68 @@
+package reconciler
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// ReasonNotServed (Warning): an instance's nginx refused the server an Ingress routes by,
+// so the apply left it out (its version that ran before keeps serving, or none does).
+const ReasonNotServed = "NotServed"
+
+// notServed tells Ingresses about the servers applies leave out. What it said last per
+// instance and server is kept, so that an apply that leaves the same server out for the
+// same reason (every apply does, until the server changes) says nothing new.
+type notServed struct {
+	once     sync.Once
+	recorder record.EventRecorder
+	mu       sync.Mutex
+	said     map[string]string // instance + server -> reason
+}
+
+// ReportApply posts a NotServed Warning Event on the Ingress behind each server that rec
+// left out, with nginx's reason: restyplane's own checks cannot know everything nginx
+// refuses, and the team that owns the Ingress must hear of it where it looks. It is safe
+// to call from any goroutine, for the records of every instance.
+func (r *Reconciler) ReportApply(rec api.ApplyRecord) {
+	r.notServed.once.Do(func() {
+		b := record.NewBroadcaster()
+		b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: r.client.core.Events("")})
+		r.notServed.recorder = b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "restyplane"})
+		r.notServed.said = map[string]string{}
+	})
+	head := r.store.Head()
+	for _, s := range rec.Skipped {
+		srv := head.Servers[s.Name]
+		if s.Kind != api.KindServer || srv == nil || srv.Source.Kind != api.SourceKubernetes || srv.Source.Name == "" {
+			continue
+		}
+		if !r.notServed.first(rec.Instance+" "+s.Name, s.Reason) {
+			continue
+		}
+		ref := &corev1.ObjectReference{Kind: "Ingress", APIVersion: "networking.k8s.io/v1",
+			Namespace: srv.Source.Namespace, Name: srv.Source.Name, UID: types.UID(srv.Source.UID)}
+		msg := fmt.Sprintf("instance %s left server %s (hosts %v) out of revision %d: nginx refused it: %s",
+			rec.Instance, s.Name, slices.Clip(srv.Hostnames), rec.Revision, s.Reason)
+		r.notServed.recorder.Event(ref, corev1.EventTypeWarning, ReasonNotServed, api.Truncate(msg, maxEventMessage, "…"))
+	}
+}
+
+// first reports whether reason is new for key, and remembers it.
+func (n *notServed) first(key, reason string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.said[key] == reason {
+		return false
+	}
+	n.said[key] = reason
+	return true
+}
