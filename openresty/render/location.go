@@ -24,8 +24,8 @@ type serverView struct {
 	// DefaultTLS presents the proxy's default certificate: no certificate is served from
 	// the shared dict, and TLS is only a name for the conf's reader.
 	DefaultTLS bool
-	Redirect               bool
-	Locations              []locationView
+	Redirect   bool
+	Locations  []locationView
 	// CatchAll answers 404, by a server-level try_files, when no location covers "/", so
 	// that nginx never falls back to serving files from its html directory. It is not a
 	// "location /" block: the Lua module creates an OpenSSL context for every block at
