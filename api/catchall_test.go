@@ -26,3 +26,26 @@ func TestCatchAllServer(t *testing.T) {
 		t.Fatalf("a REST and a Kubernetes catch-all: %v, want a conflict", err)
 	}
 }
+
+// TestServerDefaultCertificate: a server presents a named certificate or the proxy's
+// default one, never both, and the default one names no certificate object.
+func TestServerDefaultCertificate(t *testing.T) {
+	srv := func(tls *ServerTLS) *Server {
+		return &Server{Name: "lb", Hostnames: []string{"lb.example.com"}, TLS: tls,
+			Locations: []Location{{Path: "/", Match: MatchPrefix, Backend: "web"}}}
+	}
+	if err := srv(&ServerTLS{DefaultCertificate: true, Redirect: true}).Validate(); err != nil {
+		t.Errorf("default certificate: %v", err)
+	}
+	if err := srv(&ServerTLS{DefaultCertificate: true, Certificate: "x"}).Validate(); ErrorCode(err) != EInvalid {
+		t.Errorf("default certificate and a named one: %v, want invalid", err)
+	}
+	if err := srv(&ServerTLS{}).Validate(); ErrorCode(err) != EInvalid {
+		t.Errorf("no certificate at all: %v, want invalid", err)
+	}
+	st := NewState()
+	st.Backends["web"] = &Backend{Name: "web"}
+	if err := st.checkServerRefs(srv(&ServerTLS{DefaultCertificate: true})); err != nil {
+		t.Errorf("default certificate's refs: %v", err)
+	}
+}

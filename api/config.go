@@ -181,7 +181,7 @@ func (s *State) CheckAll() error {
 }
 
 func (s *State) checkServerRefs(srv *Server) error {
-	if srv.TLS != nil && s.Certificates[srv.TLS.Certificate] == nil {
+	if srv.TLS != nil && !srv.TLS.DefaultCertificate && s.Certificates[srv.TLS.Certificate] == nil {
 		return Invalid("tls.certificate", "certificate %q does not exist", srv.TLS.Certificate)
 	}
 	for i, l := range srv.Locations {

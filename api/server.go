@@ -47,7 +47,13 @@ type Server struct {
 
 // ServerTLS names the certificate a server presents.
 type ServerTLS struct {
-	Certificate string `json:"certificate" example:"shop-tls"`
+	// Certificate names the certificate presented; empty with DefaultCertificate.
+	Certificate string `json:"certificate,omitempty" example:"shop-tls"`
+	// DefaultCertificate presents the proxy's own self-signed certificate instead, as
+	// ingress-nginx does for a TLS entry without a secretName: for a proxy behind a load
+	// balancer that terminates TLS for clients, or to have HTTPS and the redirect before
+	// the real certificate is there.
+	DefaultCertificate bool `json:"defaultCertificate,omitempty"`
 	// Redirect sends plain-HTTP requests to HTTPS with a 308.
 	Redirect bool `json:"redirect,omitempty"`
 }
@@ -126,8 +132,13 @@ func (s *Server) Validate() error {
 		hosts[h] = true
 	}
 	if s.TLS != nil {
-		if err := ValidName("tls.certificate", s.TLS.Certificate); err != nil {
-			return err
+		switch {
+		case s.TLS.DefaultCertificate && s.TLS.Certificate != "":
+			return Invalid("tls.certificate", "a certificate and defaultCertificate exclude each other")
+		case !s.TLS.DefaultCertificate:
+			if err := ValidName("tls.certificate", s.TLS.Certificate); err != nil {
+				return err
+			}
 		}
 	}
 	if len(s.Locations) > MaxLocations {

@@ -220,7 +220,7 @@ func (v ingressVerdict) annotation(name string) (verdict, why string) {
 
 // testSecurityAnnotations: each ingress-nginx annotation that restricts access or protects
 // traffic, which restyplane does not implement, refuses its Ingress with a Warning Event
-// naming it, leaves its host unrouted, and is reported refused by the API.
+// naming it, holds its paths (503: never routed), and is reported refused by the API.
 func testSecurityAnnotations(t *testing.T, k *kube) {
 	ki := k.serve(t)
 	a := k.ns.upstream(t, "a")
@@ -255,8 +255,8 @@ func testSecurityAnnotations(t *testing.T, k *kube) {
 	ki.waitSynced()
 	vs := ki.verdicts("")
 	for _, c := range cases {
-		if code, body := ki.get(ki.host(c.name), "/"); code != 404 {
-			t.Errorf("GET %s (Ingress with %s) = %d %q, want 404", ki.host(c.name), c.annotation, code, body)
+		if code, body := ki.get(ki.host(c.name), "/"); code != 503 {
+			t.Errorf("GET %s (Ingress with %s) = %d %q, want 503: its paths held, failing closed", ki.host(c.name), c.annotation, code, body)
 		}
 		v := vs[ki.ns+"/"+c.name]
 		verdict, why := v.annotation("nginx.ingress.kubernetes.io/" + c.annotation)
@@ -357,8 +357,8 @@ func testExternalNameRefused(t *testing.T, k *kube) {
 	}
 	ki.servedBy(ki.host("shop"), "a", time.Now(), 30*time.Second)
 	ki.waitSynced()
-	if code, body := ki.get(ki.host("ext"), "/"); code != 404 {
-		t.Fatalf("GET the ExternalName Ingress's host = %d %q, want 404", code, body)
+	if code, body := ki.get(ki.host("ext"), "/"); code != 503 {
+		t.Fatalf("GET the ExternalName Ingress's host = %d %q, want 503: its paths held, failing closed", code, body)
 	}
 }
 

@@ -186,11 +186,8 @@ func testBadIngresses(t *testing.T, k *kube) {
 	t.Logf("an Ingress created after the refused ones served after %v", took)
 	ki.waitSynced()
 	for _, h := range []string{bad, snippet} {
-		if code, body := ki.get(h, "/"); code != 404 {
-			t.Fatalf("GET %s (refused Ingress) = %d %q, want 404", h, code, body)
-		}
-		if code := ki.call("GET", "/api/v1/servers/k8s."+h, nil, nil); code != 404 {
-			t.Fatalf("GET /api/v1/servers/k8s.%s = %d, want 404", h, code)
+		if code, body := ki.get(h, "/"); code != 503 {
+			t.Fatalf("GET %s (refused Ingress) = %d %q, want 503: its paths held, failing closed", h, code, body)
 		}
 	}
 	ki.wantFrom(good, "/", "a")

@@ -88,7 +88,7 @@ func TestKubernetesCaptureRewrite(t *testing.T) {
 			t.Errorf("GET %s = %d %q, want 200 starting %q", path, code, body, want)
 		}
 	}
-	if code, _ := ki.get(host, "/bad/x"); code != 404 {
-		t.Errorf("GET /bad/x = %d, want 404: its Ingress is refused", code)
+	if code, _ := ki.get(host, "/bad/x"); code != 503 {
+		t.Errorf("GET /bad/x = %d, want 503: its Ingress is refused, its paths held", code)
 	}
 }

@@ -250,7 +250,11 @@ func (m *merge) chooseTLS(mains []*plan) {
 		by := ps[0]
 		cert := by.tls[host]
 		hb.tls = &api.ServerTLS{Certificate: cert, Redirect: by.ann.sslRedirect}
-		m.t.Certificates[cert] = by.certs[cert]
+		if cert == defaultCert {
+			hb.tls.DefaultCertificate = true
+		} else {
+			m.t.Certificates[cert] = by.certs[cert]
+		}
 		for _, p := range ps[1:] {
 			if p.tls[host] != cert || p.ann.sslRedirect != hb.tls.Redirect {
 				m.t.Reports[ingressKey(p.ing)].warn(ReasonConflict,

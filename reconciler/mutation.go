@@ -62,7 +62,7 @@ func usedByREST(head *api.State) map[api.Ref]bool {
 		if s.Source.Kind == api.SourceKubernetes {
 			continue
 		}
-		if s.TLS != nil {
+		if s.TLS != nil && !s.TLS.DefaultCertificate {
 			used[api.Ref{Kind: api.KindCertificate, Name: s.TLS.Certificate}] = true
 		}
 		for _, l := range s.Locations {

@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"fmt"
+	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
 
@@ -129,7 +130,8 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	}
 	for i, t := range ing.Spec.TLS {
 		if t.SecretName == "" {
-			return nil, fmt.Errorf("tls[%d]: a TLS entry needs a secretName", i)
+			p.defaultTLS(i, t.Hosts, hosts)
+			continue
 		}
 		c, err := certificateFor(ing.Namespace, t.SecretName, snap)
 		if err != nil {
@@ -265,4 +267,29 @@ func (p *plan) rewrite(l *api.Location) error {
 		l.Rewrite = p.ann.rewrite
 	}
 	return nil
+}
+
+// defaultCert stands in a plan's tls for the proxy's default certificate.
+const defaultCert = ""
+
+// defaultTLS serves the hosts of TLS entry i, which names no Secret, with the proxy's
+// default certificate, as ingress-nginx serves them with its own: HTTPS and the redirect
+// work, with a certificate clients do not trust unless a load balancer in front of the
+// proxy terminates TLS for them. The entry's hosts must be the Ingress's own.
+func (p *plan) defaultTLS(i int, tlsHosts, hosts []string) {
+	if len(tlsHosts) == 0 {
+		tlsHosts = hosts
+	}
+	for _, h := range tlsHosts {
+		if !slices.Contains(hosts, h) {
+			p.tlsRefusals = append(p.tlsRefusals, fmt.Sprintf("tls[%d] (no secretName) is not applied: host %s is not among the Ingress's rules' hosts", i, h))
+			return
+		}
+	}
+	for _, h := range tlsHosts {
+		if _, ok := p.tls[h]; !ok {
+			p.tls[h] = defaultCert
+		}
+	}
+	p.warnings = append(p.warnings, fmt.Sprintf("tls[%d] names no secretName: its hosts are served over HTTPS with the proxy's self-signed default certificate, as ingress-nginx does with its own", i))
 }

@@ -89,3 +89,22 @@ func checkReachable(v *confView, servers []api.Server, reached map[string]bool) 
 	}
 	return nil
 }
+
+// defaultTLSName stands for the proxy's default certificate where a view holds a
+// certificate's name: no certificate of the API can have it (names have no spaces).
+const defaultTLSName = "default certificate"
+
+// defaultCertFiles points the views that present the default certificate at its files,
+// which live in the prefix (see Layout.DefaultCert).
+func defaultCertFiles(v *confView) {
+	for i := range v.Servers {
+		if v.Servers[i].DefaultTLS {
+			v.Servers[i].CertFile, v.Servers[i].KeyFile = v.Paths.DefaultCert, v.Paths.DefaultKey
+		}
+	}
+	for i := range v.WWW {
+		if v.WWW[i].DefaultTLS {
+			v.WWW[i].CertFile, v.WWW[i].KeyFile = v.Paths.DefaultCert, v.Paths.DefaultKey
+		}
+	}
+}

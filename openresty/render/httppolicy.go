@@ -83,6 +83,7 @@ func newRedirectView(r *api.Redirect) *redirectView {
 type wwwView struct {
 	Name, From, To         string
 	TLS, CertFile, KeyFile string
+	DefaultTLS             bool
 }
 
 // wwwRedirects makes the www redirect blocks of the servers that ask for one, for every
@@ -110,6 +111,9 @@ func wwwRedirects(servers []api.Server) []wwwView {
 			if s.TLS != nil {
 				w.TLS = s.TLS.Certificate
 				w.CertFile, w.KeyFile = CertPaths(s.TLS.Certificate)
+				if s.TLS.DefaultCertificate {
+					w.TLS, w.DefaultTLS = defaultTLSName, true
+				}
 			}
 			out = append(out, w)
 		}

@@ -21,8 +21,11 @@ type serverView struct {
 	Hostnames []string
 	// TLS is the certificate name; CertFile and KeyFile are relative to the conf.
 	TLS, CertFile, KeyFile string
-	Redirect               bool
-	Locations              []locationView
+	// DefaultTLS presents the proxy's default certificate: no certificate is served from
+	// the shared dict, and TLS is only a name for the conf's reader.
+	DefaultTLS bool
+	Redirect   bool
+	Locations  []locationView
 	// CatchAll answers 404, by a server-level try_files, when no location covers "/", so
 	// that nginx never falls back to serving files from its html directory. It is not a
 	// "location /" block: the Lua module creates an OpenSSL context for every block at
@@ -130,6 +133,11 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 		if s.TLS != nil && sv.TLS == "" {
 			sv.TLS, sv.Redirect = s.TLS.Certificate, s.TLS.Redirect
 			sv.CertFile, sv.KeyFile = CertPaths(s.TLS.Certificate)
+			if s.TLS.DefaultCertificate {
+				// newConfView names the default certificate's files, which live in the
+				// prefix, not beside the conf.
+				sv.TLS, sv.DefaultTLS = defaultTLSName, true
+			}
 		}
 	}
 	ct, err := newClientTLSView(servers, hostnames)

@@ -89,7 +89,7 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		if err := srv.Validate(); err != nil {
 			return nil, &ServerError{srv.Name, err}
 		}
-		if srv.TLS != nil && !certs[srv.TLS.Certificate] {
+		if srv.TLS != nil && !srv.TLS.DefaultCertificate && !certs[srv.TLS.Certificate] {
 			return nil, &ServerError{srv.Name, fmt.Errorf("certificate %q is not in the config", srv.TLS.Certificate)}
 		}
 		for _, h := range srv.Hostnames {
@@ -150,6 +150,7 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 	}
 	v.Upstreams = sortedBlocks(blocks)
 	v.WWW = wwwRedirects(servers)
+	defaultCertFiles(v)
 	v.catchAll()
 	if err := checkReachable(v, servers, reached); err != nil {
 		return nil, err
