@@ -2,6 +2,9 @@ package api
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -48,12 +51,38 @@ func CheckHostnameClaims(muts []Mutation, claims map[string]HostnameClaim) error
 			continue
 		}
 		for _, h := range m.Server.Hostnames {
-			if c, ok := claims[h]; ok {
+			if c, ok := claimOverlapping(h, claims); ok {
 				return &Error{Code: EConflict, Field: "hostnames", Message: fmt.Sprintf(
-					"hostname %q is held by Kubernetes namespace %q (by %s since %s): REST servers and Ingresses never share a hostname; an admin may release it with DELETE /api/v1/kubernetes/hostnames/%s",
-					h, c.Namespace, c.How, c.Since.Format(time.RFC3339), h)}
+					"hostname %q overlaps %q, held by Kubernetes namespace %q (by %s since %s): REST servers and Ingresses never share a hostname, a wildcard and the names it covers included; an admin may release it with DELETE /api/v1/kubernetes/hostnames/%s",
+					h, c.Hostname, c.Namespace, c.How, c.Since.Format(time.RFC3339), c.Hostname)}
 			}
 		}
 	}
 	return nil
+}
+
+// claimOverlapping returns the claim of h itself, of a wildcard that covers h, or, when h
+// is a wildcard, of a name it covers: nginx routes all of them by one server_name rule.
+func claimOverlapping(h string, claims map[string]HostnameClaim) (HostnameClaim, bool) {
+	if c, ok := claims[h]; ok {
+		return c, true
+	}
+	for s := h; ; {
+		_, rest, ok := strings.Cut(s, ".")
+		if !ok {
+			break
+		}
+		if c, ok := claims["*."+rest]; ok {
+			return c, true
+		}
+		s = rest
+	}
+	if suffix, ok := strings.CutPrefix(h, "*"); ok {
+		for _, name := range slices.Sorted(maps.Keys(claims)) {
+			if strings.HasSuffix(name, suffix) {
+				return claims[name], true
+			}
+		}
+	}
+	return HostnameClaim{}, false
 }

@@ -48,3 +48,24 @@ func TestCheckHostnameClaims(t *testing.T) {
 		t.Fatalf("no claims: %v", err)
 	}
 }
+
+// TestCheckHostnameClaimsWildcards: a REST server may not take a name a namespace's
+// wildcard covers, nor a wildcard that covers a namespace's name.
+func TestCheckHostnameClaimsWildcards(t *testing.T) {
+	claims := map[string]HostnameClaim{
+		"*.example.com":    {Hostname: "*.example.com", Namespace: "a", How: HostnameClaimed},
+		"shop.example.org": {Hostname: "shop.example.org", Namespace: "b", How: HostnameClaimed},
+	}
+	for _, h := range []string{"api.example.com", "a.b.example.com", "*.eu.example.com", "*.example.org"} {
+		m := Mutation{Kind: KindServer, Server: &Server{Name: "web", Hostnames: []string{h}}}
+		if err := CheckHostnameClaims([]Mutation{m}, claims); ErrorCode(err) != EConflict {
+			t.Errorf("REST server on %s: %v, want a conflict", h, err)
+		}
+	}
+	for _, h := range []string{"example.com", "other.org", "*.other.example.org"} {
+		m := Mutation{Kind: KindServer, Server: &Server{Name: "web", Hostnames: []string{h}}}
+		if err := CheckHostnameClaims([]Mutation{m}, claims); err != nil {
+			t.Errorf("REST server on %s: %v, want nil", h, err)
+		}
+	}
+}

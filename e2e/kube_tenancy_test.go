@@ -21,6 +21,7 @@ func TestKubernetesTenancy(t *testing.T) {
 	k := newKube(t)
 	t.Run("HeldHostRefusedOnCreate", func(t *testing.T) { testHeldHostOnCreate(t, k) })
 	t.Run("HeldHostRefusedAfterEditOfOldIngress", func(t *testing.T) { testHeldHostAfterEdit(t, k) })
+	t.Run("NameUnderWildcardRefused", func(t *testing.T) { testNameUnderWildcard(t, k) })
 	t.Run("ForeignTLSHostRefused", func(t *testing.T) { testForeignTLSHost(t, k) })
 	t.Run("SecurityAnnotationsRefused", func(t *testing.T) { testSecurityAnnotations(t, k) })
 	t.Run("HarmlessAnnotationIgnored", func(t *testing.T) { testHarmlessAnnotation(t, k) })
@@ -63,6 +64,29 @@ func testHeldHostOnCreate(t *testing.T, k *kube) {
 	for _, p := range []string{"/login", "/x", "/"} {
 		ki.wantFrom(host, p, "a")
 	}
+}
+
+// testNameUnderWildcard: namespace a routes *.<domain>; namespace b's Ingress for
+// api.<domain> would take that name out of a's wildcard behind a's back (nginx prefers the
+// exact name). It is refused with a Warning Event naming the wildcard and its holder, and
+// api.<domain> stays a's.
+func testNameUnderWildcard(t *testing.T, k *kube) {
+	ki := k.serve(t)
+	a, b := k.ns.upstream(t, "a"), k.ns.upstream(t, "b")
+	ki.service("web", a)
+	domain := ki.ns + ".test"
+	k.c.Create(t, kubetest.Ingress(ki.ns, "wild", ingressClass, kubetest.Path{Host: "*." + domain, Path: "/", Service: "web", Port: 80}))
+	ki.servedBy("api."+domain, "a", time.Now(), 30*time.Second)
+
+	other := ki.otherNamespace("b")
+	k.c.Create(t, kubetest.Service(other, "evil", 80), kubetest.EndpointSlice(other, "evil", "evil-1", upstreamPort, ready([]*nsUpstream{b})...))
+	k.c.Create(t, kubetest.Ingress(other, "taker", ingressClass, kubetest.Path{Host: "api." + domain, Path: "/", Service: "evil", Port: 80}))
+	e := ki.eventIn(other, "taker", "HostClaimed")
+	if e.Type != corev1.EventTypeWarning || !strings.Contains(e.Message, "*."+domain) || !strings.Contains(e.Message, ki.ns) {
+		t.Fatalf("event on the taker: %s %q; want a Warning naming *.%s and its holder %s", e.Type, e.Message, domain, ki.ns)
+	}
+	ki.waitSynced()
+	ki.wantFrom("api."+domain, "/", "a")
 }
 
 // testHeldHostAfterEdit: namespace b's Ingress is older than a's, and b edits it to add

@@ -46,6 +46,7 @@ func startControlPlane(t *testing.T, l *lab, image string, args ...string) (name
 	t.Helper()
 	name = l.run("control-plane", append([]string{"--read-only", "--tmpfs", "/tmp", "-v", "/var/lib/restyplane",
 		"-e", "RESTYPLANE_ADMIN_TOKEN=" + adminToken, "-e", "RESTYPLANE_DATAPLANE_TOKEN=" + dataplaneToken,
+		"-e", "RESTYPLANE_TRUST_NETWORK=true", // the test's own Docker network
 		image, "serve"}, args...)...)
 	ip = l.ip(name)
 	l.waitHTTP(name, "http://"+ip+":9180/readyz", "", 60*time.Second, func(code int, _ string) bool { return code == http.StatusOK })

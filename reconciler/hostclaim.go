@@ -35,7 +35,8 @@ type Claims interface {
 //     may go to another namespace by the rule above.
 type hostOwners struct {
 	held     map[string]api.HostnameClaim
-	rest     map[string]string // hostname -> REST server
+	sorted   []api.HostnameClaim // held, sorted by hostname (see sortedHeld)
+	rest     map[string]string   // hostname -> REST server
 	claims   []api.HostnameClaim
 	releases []api.HostnameClaim
 }
@@ -76,6 +77,9 @@ func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, h
 			if _, ok := o.held[h]; ok || o.rest[h] != "" {
 				continue
 			}
+			if _, ok := o.overlapping(h, ing.Namespace); ok {
+				continue // hostRefusal says whose name it overlaps
+			}
 			c := api.HostnameClaim{Hostname: h, Namespace: ing.Namespace, How: api.HostnameClaimed}
 			o.held[h] = c
 			o.claims = append(o.claims, c)
@@ -99,6 +103,12 @@ func (o *hostOwners) refusal(ing *networkingv1.Ingress) string {
 func (o *hostOwners) hostRefusal(ing *networkingv1.Ingress, h string) string {
 	if srv := o.rest[h]; srv != "" {
 		return fmt.Sprintf("%s is held by the REST API (server %q): REST servers and Ingresses never share a hostname", hostPhrase(h), srv)
+	}
+	if w, srv := o.restOverlap(h); srv != "" {
+		return fmt.Sprintf("host %s overlaps %s of the REST API (server %q): REST servers and Ingresses never share a hostname", h, w, srv)
+	}
+	if c, ok := o.overlapping(h, ing.Namespace); ok {
+		return overlapRefusal(h, c)
 	}
 	if c := o.held[h]; c.Namespace != ing.Namespace {
 		since := "in this sync"

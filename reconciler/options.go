@@ -39,6 +39,9 @@ type Options struct {
 	// otherwise: their name is resolved by the proxy, and could reach what the proxy's
 	// network reaches.
 	AllowExternalName bool
+	// Budgets bound what each namespace's Ingresses may put on the proxy; zero fields
+	// take DefaultBudgets.
+	Budgets Budgets
 	// Logger receives the reconciler's logs (slog.Default()).
 	Logger *slog.Logger
 }

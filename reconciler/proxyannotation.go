@@ -224,6 +224,9 @@ func parseAliases(v string) ([]string, error) {
 		if err := api.ValidHostname("server-alias", h); err != nil {
 			return nil, fmt.Errorf("annotation server-alias: %w", err)
 		}
+		if strings.Contains(strings.TrimPrefix(h, "*."), "*") {
+			return nil, fmt.Errorf("annotation server-alias: %q: a wildcard only as the first label (*.example.com); a name under every top-level domain is no hostname a namespace can hold", h)
+		}
 		if !seen[h] {
 			seen[h] = true
 			out = append(out, h)

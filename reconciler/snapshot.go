@@ -18,6 +18,8 @@ type Snapshot struct {
 	Secrets  map[string]*corev1.Secret
 	// AllowExternalName lets Ingresses route to ExternalName Services.
 	AllowExternalName bool
+	// Budgets bound each namespace's share of the proxy (see Budgets).
+	Budgets Budgets
 	// Claims are the stored hostname claims, by hostname.
 	Claims map[string]api.HostnameClaim
 	// cache, when set, remembers translations from one sync to the next.

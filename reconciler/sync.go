@@ -187,5 +187,6 @@ func (r *Reconciler) readClaims(ctx context.Context, snap *Snapshot) error {
 		snap.Claims[c.Hostname] = c
 	}
 	snap.AllowExternalName = r.opts.AllowExternalName
+	snap.Budgets = r.opts.Budgets
 	return nil
 }

@@ -37,6 +37,10 @@ type Translation struct {
 //     Ingress naming a hostname held by another is skipped whole.
 //   - An Ingress over a limit on its own (paths on a host, hosts) is skipped whole; one
 //     that would take a host's server over the locations limit loses that host.
+//   - An Ingress that would take its namespace over a budget (Ingresses, locations,
+//     certificate bytes), or the proxy over its certificate budget, is skipped whole,
+//     the newest first: one namespace can neither grow the proxy without bound nor make
+//     the store refuse every namespace's sync.
 //   - A TLS entry naming a host outside the Ingress's rules, or one its certificate does
 //     not cover, is skipped.
 //   - Two Ingresses (of one namespace) claiming one host+path: the older Ingress (creationTimestamp;
@@ -68,6 +72,7 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	m := &merge{t: t, head: head, res: reservedBy(head), claims: map[string]*claim{}, hosts: map[string]*hostBuild{},
 		balancedBy: map[string]*networkingv1.Ingress{}, canaryBy: map[string]*networkingv1.Ingress{}}
 	owners := ownHosts(ings, snap.Claims, head)
+	spend := newSpending(snap.Budgets, head)
 	m.owners = owners
 	t.Claims, t.Releases = owners.claims, owners.releases
 	var mains, canaries []*plan
@@ -105,6 +110,10 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 		}
 		if name := m.takenName(p); name != "" {
 			rep.warn(ReasonConflict, "not applied: %s is owned by the REST API, and the REST object wins", name)
+			continue
+		}
+		if why := spend.charge(p); why != "" {
+			rep.warn(ReasonLimitExceeded, "not applied: %s", why)
 			continue
 		}
 		if p.ann.canary != nil {

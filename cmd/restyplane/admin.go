@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/term"
 
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/store"
@@ -19,8 +23,8 @@ const minSecret = 24
 
 // bootstrapAdmin creates the first admin token when there is no token at all, so that a
 // fresh install can be used. The secret is RESTYPLANE_ADMIN_TOKEN when set (and then never
-// printed), else generated and printed once: only its hash is stored.
-func bootstrapAdmin(ctx context.Context, st *store.Store, secret string, out io.Writer, log *slog.Logger) error {
+// shown), else generated and shown once (see showToken): only its hash is stored.
+func bootstrapAdmin(ctx context.Context, st *store.Store, secret string, show func(name, secret string) error, log *slog.Logger) error {
 	n, err := st.TokenCount(ctx)
 	if err != nil {
 		return fmt.Errorf("count tokens: %w", err)
@@ -47,9 +51,34 @@ func bootstrapAdmin(ctx context.Context, st *store.Store, secret string, out io.
 		log.Info("created admin token from RESTYPLANE_ADMIN_TOKEN", "name", tok.Name)
 		return nil
 	}
-	fmt.Fprintf(out, "\n  restyplane: created the first admin token %q. It is shown this once; store it now:\n\n    %s\n\n", tok.Name, tok.Secret)
-	return nil
+	return show(tok.Name, tok.Secret)
 }
+
+// adminTokenFile is where, under the data directory, a generated first admin token goes
+// when serve does not run in a terminal.
+const adminTokenFile = "admin-token"
+
+// showToken returns how the generated first admin token is shown: on out when out is a
+// terminal, where the person who started serve reads it; otherwise (a container's log, a
+// service manager's journal, a file: logs that others read) it goes to a file of mode 0600
+// in the data directory, and the log says where.
+func showToken(out io.Writer, dataDir string, log *slog.Logger) func(name, secret string) error {
+	return func(name, secret string) error {
+		if f, ok := out.(*os.File); ok && isTerminal(f) {
+			fmt.Fprintf(out, "\n  restyplane: created the first admin token %q. It is shown this once; store it now:\n\n    %s\n\n", name, secret)
+			return nil
+		}
+		path := filepath.Join(dataDir, adminTokenFile)
+		if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+			return fmt.Errorf("write the first admin token: %w", err)
+		}
+		log.Warn("created the first admin token; it is in a file only root and this user can read: store it, then delete the file", "name", name, "file", path)
+		return nil
+	}
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // dataplaneTokenName is the token RESTYPLANE_DATAPLANE_TOKEN ensures.
 const dataplaneTokenName = "dataplane"

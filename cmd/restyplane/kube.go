@@ -47,7 +47,8 @@ func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier
 	}
 	rec, err := reconciler.New(applyingStore{Store: st, applier: applier}, reconciler.Options{Kubeconfig: c.kubeconfig, Controller: c.controller,
 		StatusAddress: c.statusAddress, LeaseNamespace: c.leaseNamespace, Identity: c.identity,
-		AllowExternalName: c.allowExternal, Logger: log.With("component", "reconciler")})
+		AllowExternalName: c.allowExternal, Logger: log.With("component", "reconciler"),
+		Budgets: reconciler.Budgets{Ingresses: c.maxIngresses, Locations: c.maxLocations, CertificateBytes: int64(c.maxCertBytes)}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes reconciler: %w", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"os"
+	"strconv"
 )
 
 // defaultController is reconciler.DefaultController, written out so that a build without
@@ -18,6 +19,8 @@ type kubeConfig struct {
 	leaseNamespace string
 	identity       string
 	allowExternal  bool
+	// The per-namespace budgets; 0 takes the reconciler's default.
+	maxIngresses, maxLocations, maxCertBytes int
 }
 
 func (c *kubeConfig) flags(fs *flag.FlagSet) {
@@ -33,6 +36,19 @@ func (c *kubeConfig) flags(fs *flag.FlagSet) {
 		"this replica's name in the Lease (host name and a random suffix) (env RESTYPLANE_LEASE_IDENTITY)")
 	fs.BoolVar(&c.allowExternal, "allow-external-name", env("RESTYPLANE_ALLOW_EXTERNAL_NAME", "") == "true",
 		"route Ingresses to ExternalName Services, refused otherwise; names of this machine, link-local or metadata addresses stay refused (env RESTYPLANE_ALLOW_EXTERNAL_NAME=true)")
+	fs.IntVar(&c.maxIngresses, "namespace-max-ingresses", envInt("RESTYPLANE_NAMESPACE_MAX_INGRESSES"),
+		"Ingresses served per namespace, the newest refused past it; 0: 1000 (env RESTYPLANE_NAMESPACE_MAX_INGRESSES)")
+	fs.IntVar(&c.maxLocations, "namespace-max-locations", envInt("RESTYPLANE_NAMESPACE_MAX_LOCATIONS"),
+		"locations (paths, default backends) per namespace; 0: 5000 (env RESTYPLANE_NAMESPACE_MAX_LOCATIONS)")
+	fs.IntVar(&c.maxCertBytes, "namespace-max-certificate-bytes", envInt("RESTYPLANE_NAMESPACE_MAX_CERTIFICATE_BYTES"),
+		"bytes of certificates and keys per namespace; 0: 8 MiB, a quarter of the proxy's 32 MiB (env RESTYPLANE_NAMESPACE_MAX_CERTIFICATE_BYTES)")
+}
+
+// envInt reads an integer environment variable, 0 when unset or not a number (the flag
+// parser then reports nothing: 0 means the default).
+func envInt(name string) int {
+	n, _ := strconv.Atoi(os.Getenv(name))
+	return n
 }
 
 // enabled says whether there is a cluster to reconcile.

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -53,14 +55,26 @@ func TestHelpIsNotAFailure(t *testing.T) {
 }
 
 // TestServe starts `restyplane serve` in-process on a fresh data directory: the first start
-// prints an admin token once, the token works, SIGTERM's context ends the server cleanly,
-// and a second start prints no token.
+// makes an admin token and, since its output is no terminal but a log others may read,
+// puts it in a 0600 file of the data directory, never in the output; the token works,
+// SIGTERM's context ends the server cleanly, and a second start makes no token.
 func TestServe(t *testing.T) {
 	dir := t.TempDir()
 	first := startServe(t, dir)
-	secret := regexp.MustCompile(`rp_[A-Za-z0-9_-]{43}`).FindString(first.stdout.String())
+	if out := first.stdout.String() + first.stderr.String(); strings.Contains(out, "rp_") {
+		t.Fatalf("first start wrote a token to its output: %q", out)
+	}
+	file := filepath.Join(dir, adminTokenFile)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("first start made no token file: %v", err)
+	}
+	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file mode %v, want 0600", fi.Mode().Perm())
+	}
+	secret := regexp.MustCompile(`rp_[A-Za-z0-9_-]{43}`).FindString(string(data))
 	if secret == "" {
-		t.Fatalf("first start printed no admin token: %q", first.stdout.String())
+		t.Fatalf("the token file holds no admin token: %q", data)
 	}
 	if got, want := get(t, first.addr, "/api/v1/whoami", secret), http.StatusOK; got != want {
 		t.Fatalf("whoami with the printed token = %d, want %d", got, want)
@@ -160,4 +174,26 @@ func get(t *testing.T, addr, path, token string) int {
 	}
 	res.Body.Close()
 	return res.StatusCode
+}
+
+// TestServeRefusesClearTextBeyondLoopback: an API on a non-loopback address without TLS
+// would carry tokens and private keys in clear, so serve refuses to start unless told the
+// network is trusted.
+func TestServeRefusesClearTextBeyondLoopback(t *testing.T) {
+	for _, listen := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
+		err := run(t.Context(), []string{"serve", "--listen", listen, "--data-dir", t.TempDir(), "--openresty", "off"}, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "--trust-network") {
+			t.Errorf("serve --listen %s without TLS = %v, want a refusal naming --trust-network", listen, err)
+		}
+	}
+	for _, listen := range []string{"127.0.0.1:0", "localhost:0", "[::1]:0"} {
+		c := serveConfig{listen: listen, pruneEvery: "1h"}
+		if err := c.check(); err != nil {
+			t.Errorf("--listen %s: %v, want nil", listen, err)
+		}
+	}
+	c := serveConfig{listen: "0.0.0.0:9180", pruneEvery: "1h", trustNetwork: true}
+	if err := c.check(); err != nil {
+		t.Errorf("--listen 0.0.0.0:9180 --trust-network: %v, want nil", err)
+	}
 }

@@ -100,9 +100,15 @@ func (in *Instance) prepare() error {
 // writeWorkerFiles writes the htpasswd files cfg names into the worker directory, which it
 // makes first: a conf's files exist before any conf names them.
 func (in *Instance) writeWorkerFiles(cfg api.Config, o render.Options) error {
-	if o.WorkerDir != "" && len(cfg.Htpasswds) > 0 {
-		if err := prepareWorkerDir(o.WorkerDir); err != nil {
-			return err
+	if len(cfg.Htpasswds) > 0 {
+		if o.WorkerDir != "" {
+			if err := prepareWorkerDir(o.WorkerDir); err != nil {
+				return err
+			}
+		} else if err := os.MkdirAll(o.Prefix, 0o711); err != nil {
+			// Made before prepare, the prefix gets prepare's mode, not the htpasswd
+			// directory's 0700 through MkdirAll.
+			return fmt.Errorf("create prefix: %w", err)
 		}
 	}
 	return layout{o.Workers()}.writeHtpasswds(cfg.Htpasswds, o.User)
