@@ -15,6 +15,10 @@ const (
 	AuditPrune       = "prune"
 	// AuditInstanceForget is an admin's removal of an instance from the fleet view.
 	AuditInstanceForget = "instance_forget"
+	// AuditInstanceJoin is an agent's exchange of a join token for its instance's credential.
+	AuditInstanceJoin = "instance_join"
+	// AuditInstanceRevoke is an admin's revocation of one instance's credential.
+	AuditInstanceRevoke = "instance_revoke"
 )
 
 // AuditEvent answers "who did what, when, and with what outcome". Every write, rollback,

@@ -185,8 +185,8 @@ func (s *State) checkServerRefs(srv *Server) error {
 		return Invalid("tls.certificate", "certificate %q does not exist", srv.TLS.Certificate)
 	}
 	for i, l := range srv.Locations {
-		if l.Backend == "" && l.Redirect != nil {
-			continue // policies: a redirect needs no backend
+		if l.Backend == "" && l.answersItself() {
+			continue // policies: a redirect, return or deny needs no backend
 		}
 		if s.Backends[l.Backend] == nil {
 			return Invalid(fmt.Sprintf("locations[%d].backend", i), "backend %q does not exist", l.Backend)

@@ -21,7 +21,10 @@ const (
 	ETooLarge           = "too_large"
 	EUnsupportedMedia   = "unsupported_media_type"
 	EUnavailable        = "unavailable"
-	EInternal           = "internal"
+	// ETooManyRequests: the caller asks more often, or holds more streams, than it may; it
+	// may try again later.
+	ETooManyRequests = "too_many_requests"
+	EInternal        = "internal"
 )
 
 // Error is an error a user can act on: a code from the list above, a message that says what

@@ -22,6 +22,9 @@ const (
 type FeedMessage struct {
 	Type     string `json:"type" enums:"snapshot,delta,keepalive"`
 	Revision int64  `json:"revision"`
+	// History names the history the revision belongs to: another one (a control plane
+	// whose data directory was replaced) has other states under the same revision numbers.
+	History string `json:"history,omitempty"`
 	// Written is when Revision was written, for the propagation time.
 	Written             time.Time     `json:"written,omitzero"`
 	Settings            *Settings     `json:"settings,omitempty"`

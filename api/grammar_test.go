@@ -44,6 +44,8 @@ func TestGrammars(t *testing.T) {
 		{"path semicolon", ValidPath, "/a;b", false},
 		{"regex", ValidRegex, `^/api/v[0-9]{1,3}/.*$`, true},
 		{"regex escape", ValidRegex, `/files/.*\.png$`, true},
+		{"regex end of subject", ValidRegex, `^/api(?:/|\z)`, true},
+		{"regex other escape", ValidRegex, `/a\Z`, false},
 		{"regex quote", ValidRegex, `/a"`, false},
 		{"regex backslash quote", ValidRegex, `/a\"`, false},
 		{"regex double backslash", ValidRegex, `/a\\`, false},

@@ -45,8 +45,9 @@ type ServerCounter struct {
 // control plane for longer says this much: its records must still get through.
 const MaxHeldMS = 24 * 60 * 60 * 1000
 
-// Validate checks what a report says about itself; its apply records are the agent's own
-// and are stored as they come, under the instance's name.
+// Validate checks what a report says about itself: every field is bounded. Its apply
+// records are the agent's own and are stored as they come, under the instance's name; the
+// control plane checks that the revisions it names exist (Revisions).
 func (r *Report) Validate() error {
 	if len(r.Version) > 100 || len(r.State) > 32 {
 		return Invalid("version", "version and state must be short")
@@ -57,16 +58,20 @@ func (r *Report) Validate() error {
 	if r.HeldMS < 0 || r.HeldMS > MaxHeldMS {
 		return Invalid("heldMs", "a wait of 0 to 86400000 milliseconds")
 	}
-	if len(r.Applies) > 1000 {
-		return Invalid("applies", "at most 1000 apply records per report")
+	if len(r.Applies) > MaxReportApplies {
+		return Invalid("applies", "at most %d apply records per report", MaxReportApplies)
 	}
-	if len(r.Counters) > 100000 {
-		return Invalid("counters", "too many servers")
+	for i := range r.Applies {
+		if err := r.Applies[i].validateReported(); err != nil {
+			return err
+		}
 	}
-	if len(r.Backends) > 100000 {
-		return Invalid("backends", "too many backends")
+	if err := validCounters("counters", r.Counters, func(c ServerCounter) bool { return c.Requests < 0 || c.Errors < 0 }); err != nil {
+		return err
 	}
-	return nil
+	return validCounters("backends", r.Backends, func(c BackendCounter) bool {
+		return c.Requests < 0 || c.Errors < 0 || c.Clients < 0
+	})
 }
 
 // Instance is one OpenResty data plane as the control plane sees it: the answer to GET

@@ -24,8 +24,11 @@ type Redirect struct {
 func (l *Location) validateRedirect() error {
 	r := l.Redirect
 	if r == nil {
+		if l.Backend == "" && l.Return == nil && !l.Deny {
+			return Invalid("backend", "a location needs a backend unless it redirects, returns or denies")
+		}
 		if l.Backend == "" {
-			return Invalid("backend", "a location needs a backend unless it redirects")
+			return nil
 		}
 		return ValidName("backend", l.Backend)
 	}

@@ -9,6 +9,9 @@ import "time"
 type Retention struct {
 	KeepRevisions int64 `json:"keepRevisions" example:"1000"`
 	KeepDays      int64 `json:"keepDays" example:"90"`
+	// KeepRecordsDays is how long apply records and audit events are kept, whether the
+	// history is pruned or not; 0 in a PUT means the default, DefaultKeepRecordsDays.
+	KeepRecordsDays int64 `json:"keepRecordsDays" example:"90"`
 	// Floor is the oldest revision that can still be read; older ones were pruned.
 	// Read-only: a PUT ignores it.
 	Floor int64 `json:"floor,omitempty" example:"0"`
@@ -16,6 +19,10 @@ type Retention struct {
 
 // MaxKeepDays bounds KeepDays so that the cutoff time never overflows.
 const MaxKeepDays = 100 * 365
+
+// DefaultKeepRecordsDays is how long apply records and audit events are kept unless an
+// admin says otherwise.
+const DefaultKeepRecordsDays = 90
 
 // Validate checks the policy.
 func (r Retention) Validate() error {
@@ -25,7 +32,19 @@ func (r Retention) Validate() error {
 	if r.KeepDays < 0 || r.KeepDays > MaxKeepDays {
 		return Invalid("keepDays", "keepDays must be between 0 and %d", MaxKeepDays)
 	}
+	if r.KeepRecordsDays < 0 || r.KeepRecordsDays > MaxKeepDays {
+		return Invalid("keepRecordsDays", "keepRecordsDays must be between 0 (the default, %d) and %d", DefaultKeepRecordsDays, MaxKeepDays)
+	}
 	return nil
+}
+
+// RecordsCutoff is the time before which apply records and audit events are pruned.
+func (r Retention) RecordsCutoff(now time.Time) time.Time {
+	days := r.KeepRecordsDays
+	if days <= 0 {
+		days = DefaultKeepRecordsDays
+	}
+	return now.Add(-time.Duration(days) * 24 * time.Hour)
 }
 
 // Enabled says whether the policy prunes anything at all.

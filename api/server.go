@@ -58,7 +58,10 @@ type Location struct {
 	Match string `json:"match,omitempty" enums:"prefix,exact,regex" example:"prefix"`
 	// Backend is required unless the location redirects.
 	Backend string `json:"backend,omitempty" example:"shop-api"`
-	// Rewrite replaces the matched path prefix before proxying (e.g. "/" strips it).
+	// Rewrite changes the path before proxying; the query string is kept. On a prefix
+	// location it replaces the matched prefix ("/" strips it); on a regex location it
+	// replaces the whole path, and $1-$9 in it are the regex's capture groups
+	// ("^/api(/|$)(.*)" with "/$2" sends /api/users as /users).
 	Rewrite    string    `json:"rewrite,omitempty" example:"/"`
 	Timeouts   *Timeouts `json:"timeouts,omitempty"`
 	SetHeaders []Header  `json:"setHeaders,omitempty"`
@@ -82,6 +85,14 @@ type Location struct {
 	// CORS and Redirect (policies): see policy_cors.go and policy_redirect.go.
 	CORS     *CORS     `json:"cors,omitempty"`
 	Redirect *Redirect `json:"redirect,omitempty"`
+	// RequestHeaders and ResponseHeaders set, add and remove headers of the request to the
+	// backend and of the answer; see policy_headers.go.
+	RequestHeaders  *HeaderFilter `json:"requestHeaders,omitempty"`
+	ResponseHeaders *HeaderFilter `json:"responseHeaders,omitempty"`
+	// Return answers every request with a fixed status and body, and Deny with 403,
+	// without a backend; see policy_return.go.
+	Return *Return `json:"return,omitempty"`
+	Deny   bool    `json:"deny,omitempty"`
 }
 
 // Header is a request header that a location sets on the proxied request.
@@ -192,13 +203,24 @@ func (l *Location) validate() error {
 	if err := l.CORS.validate(); err != nil {
 		return err
 	}
-	if l.Rewrite != "" {
-		if l.matchOrDefault() != MatchPrefix {
-			return Invalid("rewrite", "rewrite applies to prefix locations only")
-		}
+	if err := l.validateAnswer(); err != nil {
+		return err
+	}
+	if err := l.validateHeaders(); err != nil {
+		return err
+	}
+	switch {
+	case l.Rewrite == "":
+	case l.matchOrDefault() == MatchPrefix:
 		if err := ValidPath("rewrite", l.Rewrite); err != nil {
 			return err
 		}
+	case l.Match == MatchRegex:
+		if err := ValidRegexRewrite("rewrite", l.Rewrite, l.Path); err != nil {
+			return err
+		}
+	default:
+		return Invalid("rewrite", "rewrite applies to prefix and regex locations only")
 	}
 	if err := l.Timeouts.validate(); err != nil {
 		return prefixed("timeouts", err)
@@ -251,8 +273,8 @@ func ValidRegex(field, s string) error {
 		if s[i] != '\\' {
 			continue
 		}
-		if i+1 == len(s) || !strings.ContainsRune(`.^$|?*+()[]{}/-dwsDWSb`, rune(s[i+1])) {
-			return Invalid(field, "a backslash may only escape regex punctuation or start \\d \\w \\s \\b")
+		if i+1 == len(s) || !strings.ContainsRune(`.^$|?*+()[]{}/-dwsDWSbz`, rune(s[i+1])) {
+			return Invalid(field, "a backslash may only escape regex punctuation or start \\d \\w \\s \\b \\z")
 		}
 		i++
 	}

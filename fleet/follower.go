@@ -9,7 +9,9 @@ import (
 	"crypto/x509"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -22,7 +24,8 @@ import (
 type Options struct {
 	// ControlPlane is the control plane's base URL (http:// or https://).
 	ControlPlane string
-	// Token is a dataplane token's secret.
+	// Token is a join token's secret (role dataplane): the agent exchanges it once for its
+	// instance's credential, which it keeps in DataDir.
 	Token string
 	// CAFile, when set, holds the PEM certificates that sign the control plane's.
 	CAFile string
@@ -42,7 +45,15 @@ type Options struct {
 	ReportDelay time.Duration
 	// MinBackoff and MaxBackoff bound the reconnect delays; zero means 200 ms and 10 s.
 	MinBackoff, MaxBackoff time.Duration
-	Logger                 *slog.Logger
+	// TrustedNetwork allows an http:// control plane that is not on loopback: the join
+	// token, the credential and the certificates' private keys then cross the network in
+	// clear.
+	TrustedNetwork bool
+	// MaxLine caps one feed line, a snapshot included; zero means 256 MiB. A longer line
+	// ends the stream: a control plane, or whatever answers in its place, cannot make the
+	// agent hold more than this.
+	MaxLine int
+	Logger  *slog.Logger
 }
 
 // Reporter says what the instance runs, for the reports: the applier's status and the
@@ -54,10 +65,14 @@ type Reporter func(ctx context.Context, heartbeat bool) api.Report
 // Follower holds the newest state the control plane sent (or, until it answers, the last
 // applied one from disk) and implements the applier's Store.
 type Follower struct {
-	opts   Options
-	id     string // this agent's identity (api.AgentIDHeader), from Load
-	client *http.Client
-	log    *slog.Logger
+	opts Options
+	id   string // this agent's identity (api.AgentIDHeader), from Load
+	cred string // the instance's credential, from Load or the join; under mu
+	// history names the history the held state belongs to (api.FeedMessage.History),
+	// "" before the first state of a control plane that names it; under mu.
+	history string
+	client  *http.Client
+	log     *slog.Logger
 
 	mu sync.Mutex
 	// head is the newest state held; it changes under mu.
@@ -114,6 +129,12 @@ func New(o Options) (*Follower, error) {
 	if o.CAFile != "" && strings.HasPrefix(o.ControlPlane, "http://") {
 		return nil, fmt.Errorf("a CA file is for an https:// control plane; over %s the token and the private keys would cross the network in clear", o.ControlPlane)
 	}
+	if err := clearTextAllowed(o.ControlPlane, o.TrustedNetwork); err != nil {
+		return nil, err
+	}
+	if o.MaxLine <= 0 {
+		o.MaxLine = 256 << 20
+	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if o.CAFile != "" {
 		pem, err := os.ReadFile(o.CAFile)
@@ -140,9 +161,9 @@ func (f *Follower) HeadChanged() <-chan struct{} { return f.head.Changed() }
 // Loaded is closed once the follower holds a state, from disk or from the feed.
 func (f *Follower) Loaded() <-chan struct{} { return f.loaded }
 
-// authorize sets a request's token and, once Load read it, the agent's identity.
-func (f *Follower) authorize(req *http.Request) {
-	req.Header.Set("Authorization", "Bearer "+f.opts.Token)
+// authorize sets a request's credential and, once Load read it, the agent's identity.
+func (f *Follower) authorize(req *http.Request, cred string) {
+	req.Header.Set("Authorization", "Bearer "+cred)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.id != "" {
@@ -178,7 +199,10 @@ func (f *Follower) setHead(s *api.State, snapshot bool) {
 func (f *Follower) RecordApply(ctx context.Context, rec *api.ApplyRecord) error {
 	f.mu.Lock()
 	if len(f.pending) < 1000 {
-		f.pending = append(f.pending, *rec)
+		r := *rec
+		r.Skipped = append([]api.SkippedObject(nil), rec.Skipped...)
+		r.Clamp()
+		f.pending = append(f.pending, r)
 	}
 	f.records++
 	seq := f.records
@@ -212,4 +236,22 @@ func (f *Follower) SetReporter(r Reporter) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reporter = r
+}
+
+// clearTextAllowed refuses an http:// control plane that is not on loopback unless the
+// network is trusted: the join token, the credential and the private keys would cross it
+// in clear.
+func clearTextAllowed(controlPlane string, trusted bool) error {
+	if !strings.HasPrefix(controlPlane, "http://") || trusted {
+		return nil
+	}
+	u, err := url.Parse(controlPlane)
+	if err != nil {
+		return fmt.Errorf("control plane %q: %w", controlPlane, err)
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("control plane %s is plain http:// off this machine: the token, the instance's credential and the certificates' private keys would cross the network in clear; use https:// (with --ca-file), or --trusted-network if the network is yours alone", controlPlane)
 }

@@ -12,7 +12,7 @@ import (
 func TestAgentIDPersists(t *testing.T) {
 	dir := t.TempDir()
 	load := func(dir string) *Follower {
-		f, err := New(Options{ControlPlane: "http://cp:9180", Token: "x", Name: "edge", DataDir: dir})
+		f, err := New(Options{ControlPlane: "http://127.0.0.1:9180", Token: "x", Name: "edge", DataDir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,9 +25,9 @@ func TestAgentIDPersists(t *testing.T) {
 	if !api.ValidAgentID(a.id) || a.id != b.id || a.id == other.id {
 		t.Fatalf("ids %q, %q (same dir) and %q (another), want one valid id per dir", a.id, b.id, other.id)
 	}
-	req, _ := http.NewRequest("GET", "http://cp:9180/api/v1/feed", nil)
-	a.authorize(req)
-	if got := req.Header.Get(api.AgentIDHeader); got != a.id || req.Header.Get("Authorization") != "Bearer x" {
-		t.Fatalf("request headers %v, want the token and id %q", req.Header, a.id)
+	req, _ := http.NewRequest("GET", "http://127.0.0.1:9180/api/v1/feed", nil)
+	a.authorize(req, "cred")
+	if got := req.Header.Get(api.AgentIDHeader); got != a.id || req.Header.Get("Authorization") != "Bearer cred" {
+		t.Fatalf("request headers %v, want the credential and id %q", req.Header, a.id)
 	}
 }

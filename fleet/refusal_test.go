@@ -13,10 +13,28 @@ import (
 )
 
 // followLog runs a follower against a control plane of handler until its log holds want,
-// and returns the log.
+// and returns the log. The control plane lets the agent join unless joins says otherwise.
 func followLog(t *testing.T, handler http.HandlerFunc, want string) string {
 	t.Helper()
-	cp := httptest.NewServer(handler)
+	return followLogJoin(t, nil, handler, want)
+}
+
+// followLogJoin is followLog with join answering the agent's join; nil lets it join.
+func followLogJoin(t *testing.T, join, handler http.HandlerFunc, want string) string {
+	t.Helper()
+	if join == nil {
+		join = func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusCreated)
+			w.Write([]byte(`{"instance":"edge","secret":"cred"}`))
+		}
+	}
+	cp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/join") {
+			join(w, r)
+			return
+		}
+		handler(w, r)
+	}))
 	defer cp.Close()
 	var logs rptest.LockedBuffer
 	f, err := New(Options{ControlPlane: cp.URL + "/", Token: "x", Name: "edge", DataDir: t.TempDir(), ReportEvery: time.Hour,
@@ -46,13 +64,14 @@ func followLog(t *testing.T, handler http.HandlerFunc, want string) string {
 	return logs.String()
 }
 
-// TestFeedRefusalIsAnError: a token of another role, an unknown token or a wrong URL is
-// logged as an error that says which, with the URL asked; a control plane that falls
-// silent is a warning that says so, not "context canceled".
+// TestFeedRefusalIsAnError: another instance's credential, a revoked one or a wrong URL is
+// logged as an error that says which, with the URL asked, and so is a join token that the
+// control plane refuses; a control plane that falls silent is a warning that says so, not
+// "context canceled".
 func TestFeedRefusalIsAnError(t *testing.T) {
 	for status, hint := range map[int]string{
-		http.StatusForbidden:    "not of role dataplane",
-		http.StatusUnauthorized: "check --token",
+		http.StatusForbidden:    "not this instance's",
+		http.StatusUnauthorized: "revoked or the instance forgotten",
 		http.StatusNotFound:     "without /api/v1",
 	} {
 		log := followLog(t, func(w http.ResponseWriter, r *http.Request) {
@@ -60,6 +79,19 @@ func TestFeedRefusalIsAnError(t *testing.T) {
 		}, hint)
 		if !strings.Contains(log, "level=ERROR") || !strings.Contains(log, "/api/v1/feed?instance=edge") {
 			t.Errorf("answer %d logged %q, want an error naming the URL", status, log)
+		}
+	}
+	for status, hint := range map[int]string{
+		http.StatusUnauthorized: "check --token",
+		http.StatusForbidden:    "must be a join token",
+	} {
+		log := followLogJoin(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, `{"error":{"code":"x"}}`, status)
+		}, func(w http.ResponseWriter, r *http.Request) {
+			t.Errorf("the agent asked %s without a credential", r.URL)
+		}, hint)
+		if !strings.Contains(log, "level=ERROR") || !strings.Contains(log, "/api/v1/instances/edge/join") {
+			t.Errorf("join answer %d logged %q, want an error naming the URL", status, log)
 		}
 	}
 	log := followLog(t, func(w http.ResponseWriter, r *http.Request) {

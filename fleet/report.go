@@ -74,10 +74,17 @@ func (f *Follower) holdReport(ctx context.Context) bool {
 // reporter.
 func (f *Follower) sendReport(ctx context.Context, heartbeat bool) error {
 	f.mu.Lock()
-	reporter, pending, upTo := f.reporter, append([]api.ApplyRecord(nil), f.pending...), f.records
-	base := f.dropped
+	// At most a report's worth of records: the rest go in the next report, sent at once.
+	pending := append([]api.ApplyRecord(nil), f.pending[:min(len(f.pending), api.MaxReportApplies)]...)
+	more := len(f.pending) > len(pending)
+	reporter, upTo := f.reporter, f.records-int64(len(f.pending)-len(pending))
+	base, cred := f.dropped, f.cred
 	f.mu.Unlock()
 	defer f.reported(upTo)
+	if cred == "" {
+		// Not joined yet (or refused): the feed's loop joins; the records wait.
+		return nil
+	}
 	var rep api.Report
 	if reporter != nil {
 		rep = reporter(ctx, heartbeat)
@@ -95,7 +102,7 @@ func (f *Follower) sendReport(ctx context.Context, heartbeat bool) error {
 	if err != nil {
 		return err
 	}
-	f.authorize(req)
+	f.authorize(req, cred)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := f.client.Do(req)
 	if err != nil {
@@ -104,6 +111,9 @@ func (f *Follower) sendReport(ctx context.Context, heartbeat bool) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusNoContent {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if resp.StatusCode == http.StatusUnauthorized {
+			f.dropCredential(cred)
+		}
 		return &answerError{status: resp.StatusCode, url: "POST " + req.URL.Redacted(), body: string(b)}
 	}
 	f.mu.Lock()
@@ -114,6 +124,12 @@ func (f *Follower) sendReport(ctx context.Context, heartbeat bool) error {
 		f.dropped += n
 	}
 	f.mu.Unlock()
+	if more {
+		select {
+		case f.kick <- struct{}{}:
+		default:
+		}
+	}
 	return nil
 }
 

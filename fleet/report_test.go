@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,6 +33,7 @@ func TestApplyReportIsNoHeartbeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.cred = "cred" // joined
 	f.SetReporter(func(ctx context.Context, heartbeat bool) api.Report {
 		if heartbeat {
 			return api.Report{State: "heartbeat"}
@@ -97,6 +99,7 @@ func TestApplyReportsWaitAndShareOneReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.cred = "cred" // joined
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go f.reportLoop(ctx)
@@ -142,6 +145,7 @@ func TestConcurrentReportsDropEachRecordOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.cred = "cred" // joined
 	ctx := context.Background()
 	_ = f.RecordApply(ctx, &api.ApplyRecord{Revision: 1, Outcome: api.OutcomeSuccess})
 	errs := make(chan error, 2)
@@ -181,5 +185,55 @@ func TestHeldForIsTheNewestSuccess(t *testing.T) {
 	}
 	if got := heldFor(recs, t0.Add(48*time.Hour)); got != api.MaxHeldMS {
 		t.Errorf("heldFor after two days = %v ms, want the %v the control plane accepts", got, float64(api.MaxHeldMS))
+	}
+}
+
+// TestBacklogGoesInBoundedReports: a backlog of apply records (an agent cut off for a
+// while) goes out in reports of at most api.MaxReportApplies records, one after the other,
+// each record once; an error text longer than a report takes is cut, not refused.
+func TestBacklogGoesInBoundedReports(t *testing.T) {
+	reports := make(chan api.Report, 10)
+	cp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var rep api.Report
+		if err := json.NewDecoder(r.Body).Decode(&rep); err != nil {
+			t.Errorf("decode report: %v", err)
+		}
+		if err := rep.Validate(); err != nil {
+			t.Errorf("the agent sent a report the control plane refuses: %v", err)
+		}
+		reports <- rep
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer cp.Close()
+	f, err := New(Options{ControlPlane: cp.URL, Token: "x", Name: "edge", DataDir: t.TempDir(), ReportEvery: time.Hour, ReportDelay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.cred = "cred" // joined
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for rev := int64(1); rev <= 250; rev++ {
+		_ = f.RecordApply(ctx, &api.ApplyRecord{Revision: rev, Mode: api.ModeReload, Outcome: api.OutcomeRejected,
+			Error: strings.Repeat("e", 3*api.MaxApplyError)})
+	}
+	go f.reportLoop(ctx)
+	var got []int64
+	for len(got) < 250 {
+		select {
+		case rep := <-reports:
+			if len(rep.Applies) > api.MaxReportApplies {
+				t.Fatalf("a report carries %d records, want at most %d", len(rep.Applies), api.MaxReportApplies)
+			}
+			for _, a := range rep.Applies {
+				got = append(got, a.Revision)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d of 250 records reported", len(got))
+		}
+	}
+	for i, rev := range got {
+		if rev != int64(i+1) {
+			t.Fatalf("records reported in order %v, want 1..250 once each", got)
+		}
 	}
 }

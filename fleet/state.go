@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -28,8 +29,13 @@ func (f *Follower) Load() error {
 	if err != nil {
 		return err
 	}
+	cred, err := loadCredential(f.opts.DataDir)
+	if err != nil {
+		return err
+	}
+	history, _ := os.ReadFile(filepath.Join(f.opts.DataDir, historyFile))
 	f.mu.Lock()
-	f.id = id
+	f.id, f.cred, f.history = id, cred, strings.TrimSpace(string(history))
 	f.mu.Unlock()
 	b, err := os.ReadFile(filepath.Join(f.opts.DataDir, stateFile))
 	if errors.Is(err, os.ErrNotExist) {

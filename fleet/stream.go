@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -70,14 +71,21 @@ func (g gone) Error() string { return "resume point gone: " + g.msg }
 // follow reads one stream until it fails; got says whether it delivered a line.
 func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 	f.mu.Lock()
-	from := f.head.Get().Revision
+	from, history := f.head.Get().Revision, f.history
 	if f.relist {
 		from = 0
 	}
 	f.mu.Unlock()
+	cred, err := f.credential(ctx)
+	if err != nil {
+		return false, err
+	}
 	q := url.Values{"instance": {f.opts.Name}}
 	if from > 0 {
 		q.Set("from", strconv.FormatInt(from, 10))
+		if history != "" {
+			q.Set("history", history)
+		}
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -85,7 +93,7 @@ func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	f.authorize(req)
+	f.authorize(req, cred)
 	// A stream silent for longer than the read timeout is dead: cancelling its context
 	// ends the read below.
 	var silent atomic.Bool
@@ -116,21 +124,97 @@ func (f *Follower) follow(ctx context.Context) (got bool, err error) {
 	}
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if resp.StatusCode == http.StatusUnauthorized {
+			f.dropCredential(cred)
+		}
 		return false, &answerError{status: resp.StatusCode, url: "GET " + req.URL.Redacted(), body: string(b)}
 	}
 	r := bufio.NewReaderSize(&touchReader{r: resp.Body, touch: func() { idle.Reset(f.opts.ReadTimeout) }}, 64<<10)
-	dec := json.NewDecoder(r)
+	// older says that this stream sent a state older than the one held, which was kept: a
+	// delta after it would start from that older state, not from the one held.
+	older := false
 	for {
-		var m api.FeedMessage
-		if err := dec.Decode(&m); err != nil {
+		line, err := readLine(r, f.opts.MaxLine)
+		if err != nil {
 			return got, fmt.Errorf("read feed: %w", dead(err))
 		}
+		var m api.FeedMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			return got, fmt.Errorf("read feed: %w", err)
+		}
 		got = true
-		switch m.Type {
-		case api.FeedSnapshot:
+		if m.Type != api.FeedSnapshot && m.Type != api.FeedDelta {
+			continue
+		}
+		held := f.Head()
+		f.mu.Lock()
+		replaced := m.History != "" && f.history != "" && m.History != f.history
+		f.mu.Unlock()
+		switch {
+		case replaced && m.Type == api.FeedDelta:
+			// Another history's delta would change this one's state: list again.
+			f.log.Warn("the control plane's history was replaced: taking a fresh snapshot", "history", m.History, "held", history)
+			f.mu.Lock()
+			f.relist = true
+			f.mu.Unlock()
+			return got, fmt.Errorf("the control plane's history was replaced")
+		case replaced:
+			f.log.Warn("the control plane's history was replaced: took a fresh snapshot", "history", m.History,
+				"revision", m.Revision, "heldRevision", held.Revision)
+		case m.Revision < held.Revision:
+			// Revisions only move forward within one history.
+			f.log.Warn("the feed sent an older revision than the one held: kept the held one", "revision", m.Revision, "held", held.Revision)
+			older = true
+			continue
+		case older && m.Type == api.FeedDelta:
+			f.mu.Lock()
+			f.relist = true
+			f.mu.Unlock()
+			return got, fmt.Errorf("a delta from revision older than the held %d: listing again", held.Revision)
+		}
+		if m.Type == api.FeedSnapshot {
 			f.setHead(m.ApplyTo(nil), true)
-		case api.FeedDelta:
-			f.setHead(m.ApplyTo(f.Head()), false)
+		} else {
+			f.setHead(m.ApplyTo(held), false)
+		}
+		f.noteHistory(m.History)
+	}
+}
+
+// readLine reads one line of at most max bytes, newline excluded.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max+1 {
+			return nil, fmt.Errorf("a feed line longer than %d bytes", max)
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF && len(line) > 0:
+			return nil, io.ErrUnexpectedEOF
+		default:
+			return nil, err
+		}
+	}
+}
+
+// noteHistory keeps the history of the state just held, in the data dir too, so that a
+// restarted agent still notices a replaced history.
+func (f *Follower) noteHistory(h string) {
+	f.mu.Lock()
+	changed := h != "" && h != f.history
+	if changed {
+		f.history = h
+	}
+	f.mu.Unlock()
+	if changed {
+		if err := writeSecret(f.opts.DataDir, historyFile, h); err != nil {
+			f.log.Error("keep the history's id", "err", err)
 		}
 	}
 }

@@ -98,6 +98,7 @@ docker import \
   --change "USER $uid:$uid" \
   --change 'WORKDIR /var/lib/restyplane' \
   --change 'ENV RESTYPLANE_LISTEN=0.0.0.0:9180' \
+  --change 'ENV RESTYPLANE_NGINX_LOGS=stdout' \
   --change 'ENV RESTYPLANE_DATA_DIR=/var/lib/restyplane' \
   --change 'ENV RESTYPLANE_PROXY_LISTEN=0.0.0.0:8080' \
   --change 'ENV RESTYPLANE_PROXY_TLS_LISTEN=0.0.0.0:8443' \

@@ -46,7 +46,7 @@ func startControlPlane(t *testing.T, l *lab, image string, args ...string) (name
 	t.Helper()
 	name = l.run("control-plane", append([]string{"--read-only", "--tmpfs", "/tmp", "-v", "/var/lib/restyplane",
 		"-e", "RESTYPLANE_ADMIN_TOKEN=" + adminToken, "-e", "RESTYPLANE_DATAPLANE_TOKEN=" + dataplaneToken,
-		"-e", "RESTYPLANE_TRUST_NETWORK=true", // the test's own Docker network
+		"-e", "RESTYPLANE_TRUSTED_NETWORK=true", // the test's own Docker network
 		image, "serve"}, args...)...)
 	ip = l.ip(name)
 	l.waitHTTP(name, "http://"+ip+":9180/readyz", "", 60*time.Second, func(code int, _ string) bool { return code == http.StatusOK })
@@ -158,7 +158,7 @@ func TestImageAgent(t *testing.T) {
 	upstream := startUpstream(t, l, image)
 	cp, cpIP := startControlPlane(t, l, image, "--openresty", "off")
 	agent := l.run("agent", "--read-only", "--tmpfs", "/tmp", "-v", "/var/lib/restyplane",
-		"-e", "RESTYPLANE_CONTROL_PLANE=http://"+cp+":9180", "-e", "RESTYPLANE_TOKEN="+dataplaneToken,
+		"-e", "RESTYPLANE_CONTROL_PLANE=http://"+cp+":9180", "-e", "RESTYPLANE_TRUSTED_NETWORK=true", "-e", "RESTYPLANE_TOKEN="+dataplaneToken,
 		"-e", "RESTYPLANE_NAME=image-agent", "-e", "RESTYPLANE_LISTEN=0.0.0.0:9181", image, "agent")
 	agentIP := l.ip(agent)
 	configure(t, "http://"+cpIP+":9180", upstream)

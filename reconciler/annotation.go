@@ -33,7 +33,10 @@ type annotations struct {
 	affinity    *api.Affinity
 	canary      *api.Canary // Backend is filled in when the canary is matched to its main
 	rewrite     string
-	timeouts    *api.Timeouts
+	// rewriteCaptures says rewrite names capture groups ($1-$9): the Ingress's paths are
+	// then regexes, as ingress-nginx makes them.
+	rewriteCaptures bool
+	timeouts        *api.Timeouts
 	// sslRedirect is whether plain HTTP is redirected to HTTPS on the Ingress's TLS hosts.
 	sslRedirect bool
 	// ignored are the annotations the Ingress is served without, as "name: why".
@@ -154,15 +157,17 @@ var canaryGroup = annotationGroup{name: "canary", scope: scopeBackend, rules: ma
 
 // rewriteGroup: the path sent upstream.
 var rewriteGroup = annotationGroup{name: "rewrite", scope: scopeLocation, parse: parseRewrite, rules: map[string]annotationRule{
-	"rewrite-target":          honoured("a plain path, no capture groups"),
+	"rewrite-target":          honoured("a path; with $1-$9 (/$2 on a path with two groups) the Ingress's paths become regexes and the whole path is rewritten with their groups, as in ingress-nginx, and a group the path lacks refuses the Ingress; a plain path replaces only a Prefix path's prefix, where ingress-nginx replaces the whole path"),
 	"preserve-trailing-slash": ignored(whyNotImpl),
 }}
 
 // parseRewrite reads rewrite-target.
 func parseRewrite(get func(string) (string, bool), a *annotations) error {
 	if v, ok := get("rewrite-target"); ok {
-		if err := api.ValidPath("rewrite-target", v); err != nil {
-			return fmt.Errorf("annotation rewrite-target: %q must be a plain path such as / (capture groups are not supported): %w", v, err)
+		// With $1-$9 the rewrite is checked per path, against the groups each one has.
+		a.rewriteCaptures = strings.Contains(v, "$")
+		if err := api.ValidPath("rewrite-target", v); err != nil && !a.rewriteCaptures {
+			return fmt.Errorf("annotation rewrite-target: %q must be a path such as / or /$2: %w", printableValue(v), err)
 		}
 		a.rewrite = v
 	}

@@ -45,7 +45,9 @@ func TestParseAnnotations(t *testing.T) {
 		{name: "affinity other than cookie", in: map[string]string{ng + "affinity": "ip"}, wantErr: "affinity"},
 		{name: "canary weight over 100", in: map[string]string{ng + "canary": "true", ng + "canary-weight": "150"}, wantErr: "canary-weight"},
 		{name: "header value without header", in: map[string]string{ng + "canary": "true", ng + "canary-by-header-value": "x"}, wantErr: "needs canary-by-header"},
-		{name: "rewrite with a capture group", in: map[string]string{ng + "rewrite-target": "/$2"}, wantErr: "capture groups"},
+		{name: "rewrite with a capture group", in: map[string]string{ng + "rewrite-target": "/$2"},
+			want: annotations{rewrite: "/$2", rewriteCaptures: true, sslRedirect: true}},
+		{name: "rewrite not a path", in: map[string]string{ng + "rewrite-target": "/a b"}, wantErr: "rewrite-target"},
 		{name: "timeout injection", in: map[string]string{ng + "proxy-read-timeout": "60s; return 200"}, wantErr: "proxy-read-timeout"},
 		{name: "ssl-redirect not a bool", in: map[string]string{ng + "ssl-redirect": "sometimes"}, wantErr: "ssl-redirect"},
 	} {

@@ -274,6 +274,9 @@ func (m *merge) buildServers() {
 			}
 			return a.Match < b.Match
 		})
+		if hasRegex(srv.Locations) {
+			srv.Locations = regexHost(srv.Locations)
+		}
 		srv.Normalize()
 		// A server the store already holds as it is was valid when it was written.
 		if cur := m.head.Servers[srv.Name]; cur != nil && cur.Source.Kind == api.SourceKubernetes && sameServer(cur, srv) {

@@ -199,18 +199,38 @@ func (p *plan) location(path networkingv1.HTTPIngressPath, backend string) (api.
 		l.Match = api.MatchExact
 	}
 	l = p.withPolicies(l, path.Backend.Service) // policies
-	if p.ann.pol.useRegex {
+	switch {
+	case p.ann.pol.useRegex:
 		if err := regexPath(&l); err != nil {
 			return l, fmt.Errorf("path %q (use-regex): %w", l.Path, err)
 		}
-	} else if err := api.ValidPath("path", l.Path); err != nil {
-		return l, fmt.Errorf("path %q: %w", l.Path, err)
+	case p.ann.rewriteCaptures:
+		if err := regexPath(&l); err != nil {
+			return l, fmt.Errorf("path %q (a rewrite-target with capture groups makes it a regex): %w", l.Path, err)
+		}
+	default:
+		if err := api.ValidPath("path", l.Path); err != nil {
+			return l, fmt.Errorf("path %q: %w", l.Path, err)
+		}
+	}
+	return l, p.rewrite(&l)
+}
+
+// rewrite sets the location's rewrite-target. On a regex path it replaces the whole path,
+// its $1-$9 naming the path's groups, as in ingress-nginx; on a prefix path it replaces
+// the prefix (ingress-nginx replaces the whole path there too: see the annotation's row).
+func (p *plan) rewrite(l *api.Location) error {
+	switch {
+	case p.ann.rewrite == "":
+	case l.Match == api.MatchExact:
+		return fmt.Errorf("rewrite-target applies to Prefix and ImplementationSpecific paths only, and %q is Exact", l.Path)
+	case l.Match == api.MatchRegex:
+		if err := api.ValidRegexRewrite("rewrite-target", p.ann.rewrite, l.Path); err != nil {
+			return fmt.Errorf("path %q: %w", l.Path, err)
+		}
 	}
 	if p.ann.rewrite != "" {
-		if l.Match != api.MatchPrefix {
-			return l, fmt.Errorf("rewrite-target applies to Prefix and ImplementationSpecific paths only, and %q is Exact", l.Path)
-		}
 		l.Rewrite = p.ann.rewrite
 	}
-	return l, nil
+	return nil
 }

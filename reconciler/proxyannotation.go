@@ -39,7 +39,7 @@ var proxyGroup = annotationGroup{name: "proxy", scope: scopeLocation, rules: map
 	"proxy-max-temp-file-size": honoured("0, or at least twice proxy-buffer-size"), "proxy-request-buffering": honoured("on or off"),
 	"proxy-next-upstream":         honoured("nginx's conditions, space-separated; a retry always moves to an endpoint not tried yet"),
 	"proxy-next-upstream-timeout": honoured("seconds, or a duration"), "proxy-next-upstream-tries": honoured("0-11, the first try included"),
-	"use-regex":                      honoured("this Ingress's Prefix and ImplementationSpecific paths become regexes, case-sensitive (ingress-nginx's are case-insensitive ~*, and apply to the whole host)").at(scopeIngress),
+	"use-regex":                      honoured("this Ingress's paths, Exact too, become regexes anchored at their start; on a host with a regex path every path is a regex, tried longest first, as in ingress-nginx; case-sensitive (ingress-nginx's are ~*), and other Ingresses' Prefix paths keep the Kubernetes prefix rule").at(scopeHost),
 	"server-alias":                   honoured("more hostnames for the Ingress's first host; each is claimed for the namespace like a host, and one held by another namespace is left out and reported").at(scopeHost),
 	"custom-http-errors":             honoured("needs default-backend, which answers the codes with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port and X-Request-ID"),
 	"default-backend":                honoured("a Service of the Ingress's namespace (its first port); alone it answers 502, 503 and 504, the answers of a Service with no endpoint that answers"),

@@ -65,13 +65,14 @@ func (p *plan) withPolicies(l api.Location, ref *networkingv1.IngressServiceBack
 	return l
 }
 
-// regexPath makes a Prefix or ImplementationSpecific path of a use-regex Ingress a regex
-// location. ingress-nginx writes such paths as case-insensitive "~*" locations; restyplane
-// keeps them case-sensitive ("~"), as its prefix and exact paths and the Ingress spec's
-// paths are, so a path means the same whichever way it is written.
+// regexPath makes a path of a use-regex Ingress a regex location anchored at its start, as
+// ingress-nginx writes it ("~* ^path"), whatever its pathType: ingress-nginx makes Exact
+// paths regexes too. ingress-nginx's regexes are case-insensitive ("~*"); restyplane keeps
+// them case-sensitive ("~"), as its prefix and exact paths and the Ingress spec's paths
+// are, so a path means the same whichever way it is written.
 func regexPath(l *api.Location) error {
-	if l.Match == api.MatchExact {
-		return nil
+	if !strings.HasPrefix(l.Path, "^") {
+		l.Path = "^" + l.Path
 	}
 	if err := api.ValidRegex("path", l.Path); err != nil {
 		return err

@@ -44,9 +44,25 @@ const (
 )
 
 // figures are the sums a verdict was taken on, for the reason recorded in the history.
+// requests, errors and clients sum the instances that agree (voters); the decision needs
+// needed of the running instances to agree.
 type figures struct {
 	requests, errors, clients int64
-	instances                 []string
+	// instances are those that agree: their own counts pass the threshold.
+	instances []string
+	// running counts the instances that run the revision, or hold a feed stream and
+	// should; needed is how many of them must agree.
+	running, needed int
+}
+
+// needed is how many of n running instances must agree to roll back: a majority, and all
+// of them when there are fewer than three, so that no single instance decides or blocks
+// alone where there are three or more.
+func needed(n int) int {
+	if n < 3 {
+		return n
+	}
+	return n/2 + 1
 }
 
 // observe takes one instance's cumulative counters in. The first report is the baseline;
@@ -74,28 +90,40 @@ func (w *watch) observe(instance string, counters map[string]api.BackendCounter)
 	t.clients = max(t.clients, cur.clients)
 }
 
-// decide sums the instances' counts since their baselines. The distinct clients are the
-// sum of each instance's own distinct count: a client that failed through two instances
-// counts twice, an approximation that errs towards rolling back only when several
-// addresses failed somewhere, which is what the minimum guards against.
-func (w *watch) decide(now time.Time) (verdict, figures) {
+// decide takes each instance's counts since its baseline and rolls back when enough of the
+// instances that run the revision agree: an instance agrees when its own 5xx ratio passes
+// the threshold, or when it counted failing clients of the revision and no request since
+// its baseline (its first report after the apply already held them). live names the
+// instances that hold a feed stream now: one that has not reported the revision yet
+// counts as running it, and does not agree. The minimums (requests, distinct clients) are
+// over the instances that agree. The distinct clients are the sum of each instance's own
+// distinct count: a client that failed through two instances counts twice, an
+// approximation that errs towards rolling back only when several addresses failed
+// somewhere, which is what the minimum guards against.
+func (w *watch) decide(now time.Time, live []string) (verdict, figures) {
 	var f figures
+	running := map[string]bool{}
+	for _, n := range live {
+		running[n] = true
+	}
 	for name, t := range w.instances {
+		running[name] = true
 		req := t.carried.requests + t.last.requests - t.base.requests
 		errs := t.carried.errors + t.last.errors - t.base.errors
-		// Named when it counts toward the figures: its requests since its baseline, or its
-		// failing clients, which count from the revision's first request (an instance's
-		// first report after the apply may already hold some, and be its baseline).
-		if req > 0 || t.clients > 0 {
-			f.instances = append(f.instances, name)
+		agrees := (req > 0 && float64(errs)/float64(req) >= w.ratio) || (req == 0 && t.clients > 0)
+		if !agrees {
+			continue
 		}
+		f.instances = append(f.instances, name)
 		f.requests += req
 		f.errors += errs
 		f.clients += t.clients
 	}
 	sort.Strings(f.instances)
-	if f.requests >= w.min && f.requests > 0 && float64(f.errors)/float64(f.requests) >= w.ratio &&
-		f.clients >= w.minClients && w.previous > 0 {
+	f.running = len(running)
+	f.needed = needed(f.running)
+	if len(f.instances) >= f.needed && f.needed > 0 && f.requests >= w.min && f.requests > 0 &&
+		float64(f.errors)/float64(f.requests) >= w.ratio && f.clients >= w.minClients && w.previous > 0 {
 		return rollBack, f
 	}
 	if now.After(w.until) {
@@ -111,7 +139,7 @@ func (w *watch) reason(f figures) string {
 		backends = append(backends, b)
 	}
 	sort.Strings(backends)
-	return fmt.Sprintf("automatic rollback of revision %d: %d of %d requests (%.0f%%) to backends %s got a 5xx from the upstream, from %d distinct clients, on instances %s; threshold %.0f%%",
+	return fmt.Sprintf("automatic rollback of revision %d: %d of %d requests (%.0f%%) to backends %s got a 5xx from the upstream, from %d distinct clients, on instances %s: %d of the %d instances running it agree, %d needed; threshold %.0f%%",
 		w.revision, f.errors, f.requests, 100*float64(f.errors)/float64(f.requests), strings.Join(backends, ", "),
-		f.clients, strings.Join(f.instances, ", "), 100*w.ratio)
+		f.clients, strings.Join(f.instances, ", "), len(f.instances), f.running, f.needed, 100*w.ratio)
 }

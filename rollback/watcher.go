@@ -26,12 +26,20 @@ type Source func(ctx context.Context) (applied int64, counters map[string]api.Ba
 // Metrics counts the rollbacks the watcher made; nil means none are counted.
 type Metrics interface{ AutoRollback() }
 
-// Watcher is the one decider of automatic rollbacks.
+// Live names the agents that hold a feed stream now: they run the watched revision or
+// will, and count among the instances whose agreement a rollback needs.
+type Live func() []string
+
+// Watcher is the one decider of automatic rollbacks. It takes counters only from the
+// instances it reads itself and from the reports of authenticated agents, each for its own
+// instance, and rolls back only when a majority of the instances running the revision
+// agree (all of them, when fewer than three).
 type Watcher struct {
 	store   Store
 	log     *slog.Logger
 	sources map[string]Source
 	metrics Metrics
+	live    Live
 
 	mu       sync.Mutex
 	seen     *api.State // the newest head the watcher looked at
@@ -43,6 +51,14 @@ type Watcher struct {
 // New returns a watcher over store; sources are the instances it reads itself, by name.
 func New(store Store, log *slog.Logger, metrics Metrics, sources map[string]Source) *Watcher {
 	return &Watcher{store: store, log: log, sources: sources, metrics: metrics}
+}
+
+// SetLive tells the watcher which agents hold a feed stream; the server that knows is made
+// after the watcher, which it takes the counters in for.
+func (w *Watcher) SetLive(live Live) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.live = live
 }
 
 // Observe takes an instance's counters in: they count for the watched revision only when
@@ -141,12 +157,21 @@ func (w *Watcher) readSources(ctx context.Context) {
 // check decides on the watched revision: rolls it back, promotes it, or waits.
 func (w *Watcher) check(ctx context.Context, now time.Time) {
 	w.mu.Lock()
-	wt := w.watch
+	wt, live := w.watch, w.live
+	w.mu.Unlock()
 	if wt == nil {
+		return
+	}
+	var names []string
+	if live != nil {
+		names = live()
+	}
+	w.mu.Lock()
+	if w.watch != wt {
 		w.mu.Unlock()
 		return
 	}
-	v, f := wt.decide(now)
+	v, f := wt.decide(now, names)
 	switch v {
 	case promote:
 		w.lastGood, w.watch = wt.revision, nil

@@ -32,7 +32,7 @@ type AuditList struct {
 //	@Security	BearerAuth
 //	@Router		/api/v1/audit [get]
 func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
-	if err := s.failures.flush(r.Context()); err != nil {
+	if err := s.denials.flush(r.Context()); err != nil {
 		return err
 	}
 	q := r.URL.Query()

@@ -18,7 +18,7 @@ const anonymous = "anonymous"
 // authenticate lets through only requests with a valid bearer token and puts the token in
 // the context. Every refusal is an audit event, because failed logins are what an operator
 // looks for after an incident; those from one address within a minute share one row that
-// counts them (loginFailures), so that an unauthenticated flood cannot fill the disk.
+// counts them (groupedAudit), so that an unauthenticated flood cannot fill the disk.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secret, why := bearer(r)
@@ -35,11 +35,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			}
 		}
 		if why != "" {
-			ev := api.AuditEvent{Actor: anonymous, Action: api.AuditLoginFailed, Remote: remoteHost(r),
-				Target: r.Method + " " + printable(r.URL.Path), Outcome: "failure", Detail: why}
-			if err := s.failures.add(context.WithoutCancel(r.Context()), ev); err != nil {
-				s.log.Error("audit failed", "requestId", requestID(r.Context()), "action", ev.Action, "err", err)
-			}
+			s.denials.audit(r, api.AuditEvent{Actor: anonymous, Action: api.AuditLoginFailed,
+				Target: r.Method + " " + printable(r.URL.Path), Outcome: "failure", Detail: why})
 			s.writeError(w, r, api.Errorf(api.EUnauthorized, "a valid bearer token is required: %s", why))
 			return
 		}
@@ -97,10 +94,11 @@ func (s *Server) requireExactly(role string) func(http.Handler) http.Handler {
 	}
 }
 
-// deny answers 403 to a caller who lacks role and records the attempt.
+// deny answers 403 to a caller who lacks role and records the attempt: the attempts of
+// one token from one address within a minute share one row (groupedAudit).
 func (s *Server) deny(w http.ResponseWriter, r *http.Request, role string) {
 	tok := tokenFrom(r.Context())
-	s.audit(r, api.AuditEvent{Actor: tok.Name, Action: api.AuditDenied,
+	s.denials.audit(r, api.AuditEvent{Actor: tok.Name, Action: api.AuditDenied,
 		Target: r.Method + " " + routePattern(r), Outcome: "failure",
 		Detail: "role " + tok.Role + " lacks " + role})
 	s.writeError(w, r, api.Errorf(api.EForbidden, "this needs the %s role; token %q has %s", role, tok.Name, tok.Role))

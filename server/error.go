@@ -25,6 +25,7 @@ var statusOf = map[string]int{
 	api.EUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	api.EInternal:           http.StatusInternalServerError,
 	api.EUnavailable:        http.StatusServiceUnavailable,
+	api.ETooManyRequests:    http.StatusTooManyRequests,
 }
 
 // ErrorResponse is the body of every error answer.

@@ -18,9 +18,15 @@ const keepAliveEvery = 15 * time.Second
 //	@Produce	text/event-stream
 //	@Success	200	{string}	string	"the event stream"
 //	@Failure	401	{object}	ErrorResponse
+//	@Failure	429	{object}	ErrorResponse	"the token holds 16 event streams already"
 //	@Security	BearerAuth
 //	@Router		/api/v1/events [get]
 func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
+	release, err := s.streams.acquire(tokenFrom(r.Context()).ID, maxEventStreams, "event")
+	if err != nil {
+		return err
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	// The stream outlives any write timeout the http.Server has.
 	_ = rc.SetWriteDeadline(time.Time{})

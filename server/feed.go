@@ -16,11 +16,12 @@ const feedKeepAlive = 10 * time.Second
 // feed godoc
 //
 //	@Summary	The data planes' feed: the head, then every change (NDJSON stream)
-//	@Description	For the dataplane role only: the lines carry certificates' private keys. The first line is a snapshot of the head unless `from` is the head; when `from` is an older revision, a delta from it instead. Then, at each new head, one delta of what changed since the last line sent (a burst of revisions, or a slow reader, gets one delta covering them all), and a keep-alive line every 10 s. A `from` newer than the head or no longer in the history answers 410: list again without it.
+//	@Description	For an instance's credential only, and only for its own instance: the lines carry certificates' private keys. The first line is a snapshot of the head unless `from` is the head; when `from` is an older revision, a delta from it instead. Then, at each new head, one delta of what changed since the last line sent (a burst of revisions, or a slow reader, gets one delta covering them all), and a keep-alive line every 10 s. A `from` newer than the head or no longer in the history, or of another history than this control plane's (`history`, which every line carries), answers 410: list again without it.
 //	@Tags		fleet
 //	@Produce	application/x-ndjson
-//	@Param		instance	query		string	true	"the agent's instance name"
+//	@Param		instance	query		string	false	"the agent's instance name: the credential's, when left out"
 //	@Param		from		query		int		false	"the revision the agent holds"
+//	@Param		history		query		string	false	"the history the agent's revision belongs to: another is 410"
 //	@Param		X-Restyplane-Agent-Id	header	string	false	"the agent's identity: another agent's stream under the same name is refused (409)"
 //	@Success	200			{object}	api.FeedMessage	"one message per line"
 //	@Failure	400			{object}	ErrorResponse
@@ -28,11 +29,18 @@ const feedKeepAlive = 10 * time.Second
 //	@Failure	403			{object}	ErrorResponse
 //	@Failure	409			{object}	ErrorResponse
 //	@Failure	410			{object}	ErrorResponse
+//	@Failure	429			{object}	ErrorResponse	"the credential holds 4 feed streams already"
 //	@Security	BearerAuth
 //	@Router		/api/v1/feed [get]
 func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	name := r.URL.Query().Get("instance")
+	if name == "" {
+		name = tokenFrom(r.Context()).Instance
+	}
 	if err := api.ValidName("instance", name); err != nil {
+		return err
+	}
+	if err := s.speaksFor(r, name); err != nil {
 		return err
 	}
 	from, err := queryInt(r, "from", 0, 0, math.MaxInt64)
@@ -43,6 +51,11 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	release, err := s.streams.acquire(tokenFrom(r.Context()).ID, maxFeedStreams, "feed")
+	if err != nil {
+		return err
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	// The stream outlives any write timeout the http.Server has.
 	_ = rc.SetWriteDeadline(time.Time{})
@@ -52,7 +65,8 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.fleet.connect(name, id); err != nil {
+	cut, err := s.fleet.connect(name, id)
+	if err != nil {
 		return err
 	}
 	defer s.fleet.disconnect(name)
@@ -76,7 +90,7 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 	}
 	if sent != nil && sent.Revision == s.history.Head().Revision {
 		// Nothing to send, but the agent learns at once that the stream is up.
-		if err := send(&api.FeedMessage{Type: api.FeedKeepAlive, Revision: sent.Revision}); err != nil {
+		if err := send(&api.FeedMessage{Type: api.FeedKeepAlive, Revision: sent.Revision, History: s.feedLines.history}); err != nil {
 			return nil
 		}
 	}
@@ -105,6 +119,9 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		case <-s.closing:
 			return nil
+		case <-cut:
+			// The instance was revoked: its stream ends now, not at its next reconnect.
+			return nil
 		case <-changed:
 		case <-keepAlive.C:
 			if err := send(&api.FeedMessage{Type: api.FeedKeepAlive, Revision: sent.Revision}); err != nil {
@@ -119,6 +136,9 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) resumePoint(r *http.Request, from int64) (*api.State, error) {
 	if from == 0 {
 		return nil, nil
+	}
+	if h := r.URL.Query().Get("history"); h != "" && h != s.feedLines.history {
+		return nil, api.Errorf(api.EGone, "revision %d is of history %.40q, not this one (%s): list again without from", from, h, s.feedLines.history)
 	}
 	head := s.history.Head()
 	if from > head.Revision {

@@ -13,9 +13,10 @@ import (
 // JSON encoding per agent per change; now it is one of each per change, and every stream
 // writes the same bytes.
 type feedLines struct {
-	mu    sync.Mutex
-	head  *api.State             // the state the held lines lead to
-	lines map[int64]*encodedLine // by the revision a stream sent last; snapshotFrom for none
+	history string // the history's id, on every line
+	mu      sync.Mutex
+	head    *api.State             // the state the held lines lead to
+	lines   map[int64]*encodedLine // by the revision a stream sent last; snapshotFrom for none
 }
 
 // snapshotFrom keys the snapshot of the head: no revision is negative.
@@ -55,6 +56,7 @@ func (c *feedLines) line(from, head *api.State) ([]byte, error) {
 		} else {
 			m = api.Delta(from, head)
 		}
+		m.History = c.history
 		l.b, l.err = json.Marshal(&m)
 		l.b = append(l.b, '\n')
 	})

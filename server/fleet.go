@@ -41,6 +41,10 @@ type member struct {
 	version  string
 	stored   time.Time // when its report last went into the instances table
 	reported bool
+	// cut is closed when the instance is revoked, which ends its feed streams.
+	cut chan struct{}
+	// reports and records limit how often it reports and how many records it sends.
+	reports, records bucket
 }
 
 func newFleet(reg prometheus.Registerer, head func() int64) (*fleet, error) {
@@ -79,21 +83,34 @@ func (f *fleet) member(name string) *member {
 }
 
 // connect counts a feed stream of the agent id under name, and refuses it while another
-// agent holds one under that name (an agent of an older version sends no id, and is
-// taken on trust).
-func (f *fleet) connect(name, id string) error {
+// agent holds one under that name (an agent of an older version sends no id). The channel
+// it returns is closed when the instance is revoked.
+func (f *fleet) connect(name, id string) (<-chan struct{}, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	m := f.member(name)
 	if err := m.holds(name, id); err != nil {
-		return err
+		return nil, err
 	}
 	m.streams++
 	if id != "" {
 		m.id = id
 	}
 	m.lastSeen = time.Now()
-	return nil
+	if m.cut == nil {
+		m.cut = make(chan struct{})
+	}
+	return m.cut, nil
+}
+
+// cut ends the feed streams of name: its credential was revoked.
+func (f *fleet) cut(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if m := f.members[name]; m != nil && m.cut != nil {
+		close(m.cut)
+		m.cut = nil
+	}
 }
 
 // holds refuses id when another agent holds a feed stream under name.
@@ -194,4 +211,18 @@ func lag(head, applied int64) int64 {
 		return 0
 	}
 	return head - applied
+}
+
+// connectedNames lists the instances that hold a feed stream now.
+func (f *fleet) connectedNames() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for n, m := range f.members {
+		if m.streams > 0 {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -12,23 +12,36 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// dataplane creates a dataplane token and returns its secret.
+// dataplane creates a join token (role dataplane) and returns its secret.
 func (e *env) dataplane() string {
 	e.tb.Helper()
-	tok, err := e.st.CreateToken(context.Background(), "dp-token", api.RoleDataplane, "")
+	tok, err := e.st.CreateToken(context.Background(), "dp-token-"+itoa(int(time.Now().UnixNano()%1e9)), api.RoleDataplane, "")
 	if err != nil {
 		e.tb.Fatalf("create dataplane token: %v", err)
 	}
 	return tok.Secret
 }
 
-// TestDataplaneTokenReachesOnlyTheFeed walks every route of the router: a dataplane token
-// is refused (403) everywhere but the feed and the report, and a viewer, editor or admin
-// token is refused on those two, which carry private keys or speak for an instance.
-func TestDataplaneTokenReachesOnlyTheFeed(t *testing.T) {
+// credential joins instance name with a fresh join token and returns its credential.
+func (e *env) credential(name string) string {
+	e.tb.Helper()
+	var c api.Credential
+	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/instances/" + name + "/join", token: e.dataplane()}).into(e.tb, &c)
+	if c.Instance != name || c.Secret == "" {
+		e.tb.Fatalf("join %s = %+v", name, c)
+	}
+	return c.Secret
+}
+
+// TestFleetTokensReachOnlyTheirRoutes walks every route of the router: a join token is
+// refused (403) everywhere but the join, an instance's credential everywhere but the feed
+// and the report, and a viewer, editor or admin token is refused on those three, which
+// carry private keys or speak for an instance.
+func TestFleetTokensReachOnlyTheirRoutes(t *testing.T) {
 	e := newEnv(t)
-	dp := e.dataplane()
-	fleetRoute := map[string]bool{"GET /api/v1/feed": true, "POST /api/v1/instances/{name}/report": true}
+	join, cred := e.dataplane(), e.credential("x")
+	own := map[string]string{"GET /api/v1/feed": cred, "POST /api/v1/instances/{name}/report": cred,
+		"POST /api/v1/instances/{name}/join": join}
 	n := 0
 	for _, r := range e.srv.Routes() {
 		if !strings.HasPrefix(r.Pattern, "/api/v1/") {
@@ -36,19 +49,25 @@ func TestDataplaneTokenReachesOnlyTheFeed(t *testing.T) {
 		}
 		path := strings.NewReplacer("{name}", "x", "{id}", "1").Replace(r.Pattern)
 		key := r.Method + " " + r.Pattern
-		if fleetRoute[key] {
-			for _, tok := range []string{e.viewer, e.editor, e.admin} {
-				if got := e.send(req{method: r.Method, path: path, token: tok, body: "{}",
-					header: map[string]string{"Content-Type": "application/json"}}); got.status != http.StatusForbidden {
-					t.Errorf("%s with a ladder token = %d, want 403", key, got.status)
+		send := func(tok string) *resp {
+			return e.send(req{method: r.Method, path: path, token: tok, body: "{}", header: map[string]string{"Content-Type": "application/json"}})
+		}
+		if owner := own[key]; owner != "" {
+			for _, tok := range []string{e.viewer, e.editor, e.admin, join, cred} {
+				if tok == owner {
+					continue // the feed would stream on
+				}
+				if got := send(tok); got.status != http.StatusForbidden {
+					t.Errorf("%s with another token = %d, want 403", key, got.status)
 				}
 			}
 			continue
 		}
 		n++
-		got := e.send(req{method: r.Method, path: path, token: dp, body: "{}", header: map[string]string{"Content-Type": "application/json"}})
-		if got.status != http.StatusForbidden {
-			t.Errorf("%s with a dataplane token = %d %s, want 403", key, got.status, got.body)
+		for _, tok := range []string{join, cred} {
+			if got := send(tok); got.status != http.StatusForbidden {
+				t.Errorf("%s with a fleet token = %d %s, want 403", key, got.status, got.body)
+			}
 		}
 	}
 	if n < 20 {
@@ -102,7 +121,7 @@ func (f *feedReader) next() (api.FeedMessage, int) {
 // but a keep-alive; from beyond the head, 410.
 func TestFeedSnapshotDeltaResumeGone(t *testing.T) {
 	e := newEnvWith(t, options{})
-	dp := e.dataplane()
+	dp := e.credential("edge")
 	cert, key := selfSigned(t, "shop.test")
 	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/certificates", token: e.admin,
 		body: api.Certificate{Name: "shop", Cert: cert, Key: key}})
@@ -166,14 +185,14 @@ func TestFeedSnapshotDeltaResumeGone(t *testing.T) {
 // lag, its apply records in /applies, and a rejected revision with nginx's error.
 func TestReportListsInstance(t *testing.T) {
 	e := newEnv(t)
-	dp := e.dataplane()
+	dp1, dp2 := e.credential("edge-1"), e.credential("edge-2")
 	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("a", 8080)})
 	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("b", 8080)})
 	rep := api.Report{Version: "test", State: "running", Applied: 1, Rejected: 2, Applies: []api.ApplyRecord{
 		{Revision: 2, Mode: api.ModeReload, Started: time.Now(), Outcome: api.OutcomeRejected, Error: "nginx: [emerg] no"}}}
-	e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/edge-1/report", token: dp, body: rep})
+	e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/edge-1/report", token: dp1, body: rep})
 	// An instance that has applied nothing yet is listed without a last apply.
-	e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/edge-2/report", token: dp, body: api.Report{Version: "test", State: "starting"}})
+	e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/edge-2/report", token: dp2, body: api.Report{Version: "test", State: "starting"}})
 	var list api.InstanceList
 	e.must(http.StatusOK, req{method: "GET", path: "/api/v1/instances", token: e.viewer}).into(t, &list)
 	if len(list.Items) != 2 || list.Items[1].Name != "edge-2" || list.Items[1].LastApply != nil || list.Items[1].State != "starting" {
@@ -192,7 +211,7 @@ func TestFeedDeltaSizeIndependentOfConfig(t *testing.T) {
 	sizes := map[int]int{}
 	for _, n := range []int{10, 5000} {
 		e := newEnv(t)
-		dp := e.dataplane()
+		dp := e.credential("edge")
 		cfg := api.Config{}
 		for i := 0; i < n; i++ {
 			cfg.Backends = append(cfg.Backends, backend("pool-"+itoa(i), 8080, 8081))
@@ -215,7 +234,7 @@ func TestFeedDeltaSizeIndependentOfConfig(t *testing.T) {
 // a negative or absurd heldMs is refused.
 func TestPropagationLeavesOutTheAgentsWait(t *testing.T) {
 	e := newEnv(t)
-	dp := e.dataplane()
+	dp := e.credential("edge-1")
 	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("a", 8080)})
 	time.Sleep(300 * time.Millisecond)
 	rep := api.Report{Version: "test", State: "running", Applied: 1, HeldMS: 300, Applies: []api.ApplyRecord{
@@ -223,7 +242,7 @@ func TestPropagationLeavesOutTheAgentsWait(t *testing.T) {
 	e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/edge-1/report", token: dp, body: rep})
 	body := string(e.must(http.StatusOK, req{method: "GET", path: "/metrics"}).body)
 	if want := `restyplane_fleet_propagation_seconds_bucket{le="0.25"} 1`; !strings.Contains(body, want) {
-		t.Errorf("/metrics lacks %s: the 300 ms the agent held its report counted as propagation", want)
+		t.Errorf("/metrics lacks %s: the 300 ms the agent held its report counted as propagation:\n%s", want, body)
 	}
 	for _, held := range []float64{-1, 1e12} {
 		rep.HeldMS = held

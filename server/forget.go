@@ -11,7 +11,7 @@ import (
 // forgetInstance godoc
 //
 //	@Summary	Forget an instance
-//	@Description	For admins: removes an agent that holds no feed stream from the fleet view, /status and the per-instance metrics, such as an agent taken out of service or a pod that a rollout replaced (each pod reports under its own name). Its apply records stay in the history. An agent that reports again is listed again. A connected agent is refused (409): stop it first.
+//	@Description	For admins: removes an agent that holds no feed stream from the fleet view, /status and the per-instance metrics, such as an agent taken out of service or a pod that a rollout replaced (each pod reports under its own name), and removes its credential, revoked or not, so that an agent may join under the name again. Its apply records stay in the history. A connected agent is refused (409): stop it, or revoke it, first.
 //	@Tags		fleet
 //	@Param		name	path	string	true	"the instance name"
 //	@Success	204
@@ -31,7 +31,7 @@ func (s *Server) forgetInstance(w http.ResponseWriter, r *http.Request) error {
 	var err error
 	if s.fleet.connected(name) {
 		err = api.Errorf(api.EConflict, "instance %q holds a feed stream now; stop its agent first, or it is listed again at its next report", name)
-	} else if err = s.fleetStore.DeleteInstance(r.Context(), name); err == nil {
+	} else if err = s.forget(r, name); err == nil {
 		s.fleet.forget(name)
 	}
 	if err != nil {
@@ -59,4 +59,18 @@ func (f *fleet) forget(name string) {
 	defer f.mu.Unlock()
 	delete(f.members, name)
 	f.feedBytes.DeleteLabelValues(name)
+}
+
+// forget removes name from the registry and its credential; ENotFound when it held
+// neither.
+func (s *Server) forget(r *http.Request, name string) error {
+	had, err := s.tokens.ForgetCredential(r.Context(), name)
+	if err != nil {
+		return err
+	}
+	err = s.fleetStore.DeleteInstance(r.Context(), name)
+	if had && api.ErrorCode(err) == api.ENotFound {
+		return nil
+	}
+	return err
 }

@@ -14,13 +14,14 @@ import (
 // unknown one is 404, and only an admin may.
 func TestForgetInstance(t *testing.T) {
 	e := newEnv(t)
-	dp := e.dataplane()
+	creds := map[string]string{}
 	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("a", 8080)})
 	for _, name := range []string{"edge", "old-pod"} {
-		e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/" + name + "/report", token: dp,
+		creds[name] = e.credential(name)
+		e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/" + name + "/report", token: creds[name],
 			body: api.Report{Version: "test", State: "running", Applied: e.revisions()}})
 	}
-	f, code := e.openFeed(dp, "") // as "edge"
+	f, code := e.openFeed(creds["edge"], "") // as "edge"
 	if code != http.StatusOK {
 		t.Fatalf("feed = %d", code)
 	}
@@ -62,8 +63,11 @@ func TestForgetInstance(t *testing.T) {
 	if !found {
 		t.Fatalf("no audit event for forgetting old-pod: %+v", e.auditEvents())
 	}
-	// An agent that reports again is listed again: forgetting is not a ban.
-	e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/old-pod/report", token: dp,
+	// Forgetting removes the credential too, and frees the name: an agent that joins again
+	// is listed again once it reports. Forgetting is not a ban.
+	e.must(http.StatusUnauthorized, req{method: "POST", path: "/api/v1/instances/old-pod/report", token: creds["old-pod"],
+		body: api.Report{Version: "test", State: "running", Applied: e.revisions()}})
+	e.must(http.StatusNoContent, req{method: "POST", path: "/api/v1/instances/old-pod/report", token: e.credential("old-pod"),
 		body: api.Report{Version: "test", State: "running", Applied: e.revisions()}})
 	e.must(http.StatusOK, req{method: "GET", path: "/api/v1/instances", token: e.viewer}).into(t, &list)
 	if len(list.Items) != 2 {
@@ -77,7 +81,7 @@ func TestForgetInstance(t *testing.T) {
 // stream ends the name is free.
 func TestOneNameOneAgent(t *testing.T) {
 	e := newEnv(t)
-	dp := e.dataplane()
+	dp := e.credential("edge")
 	first, second := strings.Repeat("a", 32), strings.Repeat("b", 32)
 	open := func(id string) (*http.Response, error) {
 		hr, _ := http.NewRequest("GET", e.ts.URL+"/api/v1/feed?instance=edge", nil)

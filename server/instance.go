@@ -10,14 +10,14 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// maxReportBody bounds a report: counters of thousands of servers and a backlog of apply
+// maxReportBody bounds a report: counters of thousands of servers and a hundred apply
 // records fit well under it.
-const maxReportBody = 8 << 20
+const maxReportBody = 2 << 20
 
 // report godoc
 //
 //	@Summary	An agent reports on its instance
-//	@Description	For the dataplane role only. Stores the apply records (under the instance's name: /applies and the audit log show them) and the instance's version, state and applied revision. Agents send one 50 ms after an apply (heldMs says how long they held it) and as a heartbeat.
+//	@Description	For an instance's credential only, and only for its own instance. Stores the apply records (under the instance's name: /applies and the audit log show them) and the instance's version, state and applied revision. Agents send one 50 ms after an apply (heldMs says how long they held it) and as a heartbeat. Every field is bounded (at most 100 apply records, 20000 counters each, 8 KiB of error text), every revision named must exist (400), the body is at most 2 MiB (413), and an instance that reports more than 10 times or sends more than 10 apply records a second past a burst is answered 429.
 //	@Tags		fleet
 //	@Accept		json
 //	@Param		name	path	string		true	"the instance name"
@@ -28,11 +28,16 @@ const maxReportBody = 8 << 20
 //	@Failure	401	{object}	ErrorResponse
 //	@Failure	403	{object}	ErrorResponse
 //	@Failure	409	{object}	ErrorResponse
+//	@Failure	413	{object}	ErrorResponse
+//	@Failure	429	{object}	ErrorResponse
 //	@Security	BearerAuth
 //	@Router		/api/v1/instances/{name}/report [post]
 func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 	name := chi.URLParam(r, "name")
 	if err := api.ValidName("name", name); err != nil {
+		return err
+	}
+	if err := s.speaksFor(r, name); err != nil {
 		return err
 	}
 	id, err := agentID(r)
@@ -49,7 +54,16 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 	if err := rep.Validate(); err != nil {
 		return err
 	}
+	head := s.history.Head().Revision
+	for _, rev := range rep.Revisions() {
+		if rev > head {
+			return api.Invalid("applied", "revision %d does not exist: the head is %d", rev, head)
+		}
+	}
 	now := time.Now()
+	if err := s.fleet.admit(name, len(rep.Applies), now); err != nil {
+		return err
+	}
 	s.observePropagation(r.Context(), &rep, now)
 	if s.counters != nil && rep.Backends != nil {
 		s.counters.Observe(name, rep.Applied, rep.Backends)
@@ -159,3 +173,7 @@ func (s *Server) fleetSummary(ctx context.Context) (*api.Fleet, error) {
 	}
 	return f, nil
 }
+
+// Connected lists the agents that hold a feed stream now: the automatic rollback counts
+// them among the instances that run a revision under watch.
+func (s *Server) Connected() []string { return s.fleet.connectedNames() }

@@ -27,7 +27,7 @@ func TestReportsFeedTheRollbackWatcher(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 	waitUntil(t, "the watcher to start", func() bool { _, good := w.Watching(); return good == e.st.Head().Revision })
 
-	dp := e.dataplane()
+	creds := map[string]string{"edge-1": e.credential("edge-1"), "edge-2": e.credential("edge-2")}
 	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("web", 8080)})
 	good := e.st.Head().Revision
 	e.must(http.StatusOK, req{method: "PUT", path: "/api/v1/backends/web/endpoints", token: e.admin,
@@ -41,7 +41,7 @@ func TestReportsFeedTheRollbackWatcher(t *testing.T) {
 	report := func(name string, req, errs, clients int64) {
 		rep := api.Report{State: "running", Applied: bad, Backends: map[string]api.BackendCounter{
 			"web": {Requests: req, Errors: errs, Clients: clients}}}
-		e.must(http.StatusNoContent, reqPost("/api/v1/instances/"+name+"/report", dp, rep))
+		e.must(http.StatusNoContent, reqPost("/api/v1/instances/"+name+"/report", creds[name], rep))
 	}
 	report("edge-1", 100, 0, 0)
 	report("edge-2", 100, 0, 0)
@@ -59,6 +59,53 @@ func TestReportsFeedTheRollbackWatcher(t *testing.T) {
 	}
 	if got := h.Backends["web"].Endpoints; len(got) != 1 || got[0].Address != "10.0.0.1" {
 		t.Fatalf("rolled back to %+v, want revision %d's endpoint 10.0.0.1", got, good)
+	}
+}
+
+// TestOneInstanceCannotRollBack: three agents run a revision; one of them reports every
+// request failing, from many clients, and nothing happens; once a second one agrees, the
+// revision is rolled back, and the audit row names the two whose reports decided it.
+func TestOneInstanceCannotRollBack(t *testing.T) {
+	var w *rollback.Watcher
+	e := newEnvWith(t, options{Options: server.Options{Rollback: sinkFunc(func() server.CounterSink { return w })}})
+	w = rollback.New(e.st, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, nil)
+	w.SetLive(e.srv.Connected)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitUntil(t, "the watcher to start", func() bool { _, good := w.Watching(); return good == e.st.Head().Revision })
+
+	creds := map[string]string{}
+	for _, n := range []string{"edge-1", "edge-2", "edge-3"} {
+		creds[n] = e.credential(n)
+	}
+	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("web", 8080)})
+	e.must(http.StatusOK, req{method: "PUT", path: "/api/v1/backends/web/endpoints", token: e.admin,
+		body: map[string]any{"endpoints": []any{map[string]any{"address": "10.0.0.9", "port": 8080}}}})
+	bad := e.st.Head().Revision
+	waitUntil(t, "the watch of the new revision", func() bool { rev, _ := w.Watching(); return rev == bad })
+	report := func(name string, req, errs, clients int64) {
+		rep := api.Report{State: "running", Applied: bad, Backends: map[string]api.BackendCounter{
+			"web": {Requests: req, Errors: errs, Clients: clients}}}
+		e.must(http.StatusNoContent, reqPost("/api/v1/instances/"+name+"/report", creds[name], rep))
+	}
+	for _, n := range []string{"edge-1", "edge-2", "edge-3"} {
+		report(n, 0, 0, 0)
+	}
+	report("edge-1", 100, 100, 50)
+	report("edge-3", 1000, 0, 0)
+	time.Sleep(time.Second) // four looks of the watcher
+	if h := e.st.Head().Revision; h != bad {
+		t.Fatalf("one instance of three rolled revision %d back (head %d)", bad, h)
+	}
+	report("edge-2", 20, 20, 3)
+	waitUntil(t, "the rollback", func() bool { return e.st.Head().Revision > bad })
+	var audit server.AuditList
+	e.must(http.StatusOK, req{method: "GET", path: "/api/v1/audit?action=rollback", token: e.admin}).into(t, &audit)
+	if len(audit.Items) != 1 || audit.Items[0].Actor != api.ActorApplier ||
+		!strings.Contains(audit.Items[0].Detail, "on instances edge-1, edge-2: 2 of the 3 instances running it agree") {
+		t.Fatalf("rollback audit = %+v, want one by the applier naming edge-1 and edge-2", audit.Items)
 	}
 }
 

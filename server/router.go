@@ -51,6 +51,8 @@ type Options struct {
 	// FeedKeepAlive is how often an idle feed stream sends a keep-alive line; zero means
 	// every 10 seconds.
 	FeedKeepAlive time.Duration
+	// MaxInstances is how many instances may join the fleet; zero means 1000.
+	MaxInstances int
 }
 
 // Server is restyplane's HTTP handler: the REST API, the operational endpoints and the UIs.
@@ -70,9 +72,13 @@ type Server struct {
 	reports    reportBatcher
 	counters   CounterSink
 	router     chi.Router
-	// failures aggregates failed logins, so that a flood of them cannot grow the audit log
-	// without bound.
-	failures *loginFailures
+	// denials aggregates failed logins and denied requests, so that a flood of them cannot
+	// grow the audit log without bound.
+	denials *groupedAudit
+	// maxInstances caps the instances that may join.
+	maxInstances int
+	// streams counts each token's /events and /feed streams.
+	streams streamLimits
 
 	version   string
 	started   time.Time
@@ -107,10 +113,14 @@ func New(opts Options) (*Server, error) {
 	if opts.FeedKeepAlive <= 0 {
 		opts.FeedKeepAlive = feedKeepAlive
 	}
+	if opts.MaxInstances <= 0 {
+		opts.MaxInstances = defaultMaxInstances
+	}
 	s := &Server{history: st, tokens: opts.Tokens, auditLog: opts.Audit, fleetStore: opts.Fleet, retention: opts.Retention,
 		applier: opts.Applier, hostnames: opts.Hostnames, ingresses: opts.Ingresses,
-		log: opts.Logger, metrics: m, closing: make(chan struct{}), failures: newLoginFailures(opts.Audit),
-		fleet: f, counters: opts.Rollback, version: opts.Version, started: time.Now().UTC(), keepAlive: opts.FeedKeepAlive}
+		log: opts.Logger, metrics: m, closing: make(chan struct{}), denials: newGroupedAudit(opts.Audit, opts.Logger),
+		fleet: f, counters: opts.Rollback, maxInstances: opts.MaxInstances, version: opts.Version, started: time.Now().UTC(), keepAlive: opts.FeedKeepAlive}
+	s.feedLines.history = st.HistoryID()
 	s.router = s.routes(opts)
 	return s, nil
 }
@@ -123,7 +133,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // It also writes the counts of failed logins not yet written.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() { close(s.closing) })
-	if err := s.failures.flush(context.Background()); err != nil {
+	if err := s.denials.flush(context.Background()); err != nil {
 		s.log.Error("write failed-login counts", "err", err)
 	}
 }
@@ -173,10 +183,15 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Get("/caCertificates", s.handle(s.listCACertificates))
 			r.Get("/caCertificates/{name}", s.handle(s.getCACertificate))
 		})
-		// The feed carries private keys: only data planes read it, and their tokens do
-		// nothing else.
+		// A join token only makes an instance's credential.
 		r.Group(func(r chi.Router) {
 			r.Use(s.requireExactly(api.RoleDataplane))
+			r.Post("/instances/{name}/join", s.handle(s.joinInstance))
+		})
+		// The feed carries private keys: only instances' credentials read it, each for its
+		// own instance, and they do nothing else.
+		r.Group(func(r chi.Router) {
+			r.Use(s.requireExactly(api.RoleInstance))
 			r.Get("/feed", s.handle(s.feed))
 			r.Post("/instances/{name}/report", s.handle(s.report))
 		})
@@ -211,6 +226,7 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Post("/tokens", s.handle(s.createToken))
 			r.Delete("/tokens/{id}", s.handle(s.deleteToken))
 			r.Delete("/instances/{name}", s.handle(s.forgetInstance))
+			r.Delete("/instances/{name}/credential", s.handle(s.revokeInstance))
 			r.Put("/kubernetes/hostnames/{hostname}", s.handle(s.grantHostname))
 			r.Delete("/kubernetes/hostnames/{hostname}", s.handle(s.releaseHostname))
 			r.Get("/retention", s.handle(s.getRetention))

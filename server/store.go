@@ -13,6 +13,8 @@ import (
 type History interface {
 	Head() *api.State
 	HeadChanged() <-chan struct{}
+	// HistoryID names the history; the feed carries it.
+	HistoryID() string
 
 	Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error)
 	ReplaceConfig(ctx context.Context, meta api.Meta, cfg api.Config) (*api.WriteResult, error)
@@ -25,12 +27,17 @@ type History interface {
 	RevisionCount(ctx context.Context) (int64, error)
 }
 
-// Tokens is the API's tokens.
+// Tokens is the API's tokens and the instances' credentials.
 type Tokens interface {
 	CreateToken(ctx context.Context, name, role, secret string) (*api.Token, error)
 	Authenticate(ctx context.Context, secret string) (*api.Token, error)
 	Tokens(ctx context.Context) ([]api.Token, error)
 	DeleteToken(ctx context.Context, id int64) error
+
+	JoinInstance(ctx context.Context, meta api.Meta, name string, max int) (*api.Credential, error)
+	RevokeInstance(ctx context.Context, name string) error
+	ForgetCredential(ctx context.Context, name string) (bool, error)
+	Revocations(ctx context.Context) (map[string]bool, error)
 }
 
 // Audit is the audit log.

@@ -15,8 +15,10 @@ import (
 // is held per batch, so writes wait for one batch, never for a whole large prune.
 const pruneBatch = 5000
 
-// Prune applies the retention policy: it removes the revisions older than both of its
-// limits, with their object rows, and the apply records and audit events as old, in
+// Prune applies the retention policy: it removes the apply records and audit events older
+// than their own retention (also while the history's is off), and the revisions older than
+// both of the history's limits, with their object rows, and the apply records and audit
+// events as old, in
 // transactions of at most pruneBatch revisions under the writer lock. The state at every
 // kept revision stays exactly what it was: for each object its newest row at or below the
 // cutoff stays (unless it is a delete nothing older needs), and so does every row a kept
@@ -29,17 +31,16 @@ func (s *RetentionStore) Prune(ctx context.Context, meta api.Meta, now time.Time
 		return api.PruneResult{}, err
 	}
 	res := api.PruneResult{Floor: pol.Floor}
-	if !pol.Enabled() {
-		return res, nil
+	err = s.pruneRecords(ctx, pol.RecordsCutoff(now), &res)
+	if err == nil && pol.Enabled() {
+		var cut int64
+		if cut, err = pruneCutoff(ctx, s.db, pol, now); err == nil {
+			for err == nil && max(res.Floor, 1) <= cut {
+				err = s.pruneTo(ctx, min(cut, max(res.Floor, 1)+pruneBatch-1), pol.Cutoff(now), &res)
+			}
+		}
 	}
-	cut, err := pruneCutoff(ctx, s.db, pol, now)
-	if err != nil {
-		return res, err
-	}
-	for err == nil && max(res.Floor, 1) <= cut {
-		err = s.pruneTo(ctx, min(cut, max(res.Floor, 1)+pruneBatch-1), pol.Cutoff(now), &res)
-	}
-	if res.Revisions == 0 {
+	if res.Revisions+res.Applies+res.AuditEvents == 0 {
 		return res, err
 	}
 	ev := api.AuditEvent{Time: now.UTC(), Actor: meta.Actor, Action: api.AuditPrune, Target: "history",
@@ -53,6 +54,32 @@ func (s *RetentionStore) Prune(ctx context.Context, meta api.Meta, now time.Time
 		err = aerr
 	}
 	return res, err
+}
+
+// pruneRecords removes the apply records and audit events older than before: their
+// retention holds whether the history is pruned or not.
+func (s *core) pruneRecords(ctx context.Context, before time.Time, res *api.PruneResult) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin prune: %w", err)
+	}
+	defer tx.Rollback()
+	applies, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM applies WHERE started_at < ?`, before.UnixNano()))
+	if err != nil {
+		return fmt.Errorf("prune apply records: %w", err)
+	}
+	events, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM audit_events WHERE created_at < ?`, before.UnixNano()))
+	if err != nil {
+		return fmt.Errorf("prune audit events: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit prune: %w", err)
+	}
+	res.Applies += applies
+	res.AuditEvents += events
+	return nil
 }
 
 // pruneTo prunes every revision at or below cut in one transaction and adds what went to

@@ -11,8 +11,8 @@ import (
 // Retention returns the history's retention policy and how far it has pruned.
 func (s *RetentionStore) Retention(ctx context.Context) (api.Retention, error) {
 	var r api.Retention
-	const q = `SELECT keep_revisions, keep_days, floor FROM retention WHERE id = 1`
-	if err := s.db.QueryRowContext(ctx, q).Scan(&r.KeepRevisions, &r.KeepDays, &r.Floor); err != nil {
+	const q = `SELECT keep_revisions, keep_days, keep_records_days, floor FROM retention WHERE id = 1`
+	if err := s.db.QueryRowContext(ctx, q).Scan(&r.KeepRevisions, &r.KeepDays, &r.KeepRecordsDays, &r.Floor); err != nil {
 		return api.Retention{}, fmt.Errorf("read retention: %w", err)
 	}
 	return r, nil
@@ -30,14 +30,18 @@ func (s *RetentionStore) SetRetention(ctx context.Context, meta api.Meta, r api.
 		return api.Retention{}, fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
-	const q = `UPDATE retention SET keep_revisions = ?, keep_days = ? WHERE id = 1`
-	if _, err := tx.ExecContext(ctx, q, r.KeepRevisions, r.KeepDays); err != nil {
+	if r.KeepRecordsDays == 0 {
+		r.KeepRecordsDays = api.DefaultKeepRecordsDays
+	}
+	const q = `UPDATE retention SET keep_revisions = ?, keep_days = ?, keep_records_days = ? WHERE id = 1`
+	if _, err := tx.ExecContext(ctx, q, r.KeepRevisions, r.KeepDays, r.KeepRecordsDays); err != nil {
 		return api.Retention{}, fmt.Errorf("set retention: %w", err)
 	}
-	detail := "off"
+	detail := "history off"
 	if r.Enabled() {
 		detail = fmt.Sprintf("keep at least %d revisions and every revision of the last %d days", r.KeepRevisions, r.KeepDays)
 	}
+	detail += fmt.Sprintf("; apply records and audit events %d days", r.KeepRecordsDays)
 	ev := api.AuditEvent{Time: time.Now().UTC(), Actor: meta.Actor, Action: api.AuditRetention, Target: "retention",
 		Outcome: "success", Detail: detail, Remote: meta.Remote}
 	if _, err := insertAudit(ctx, tx, ev); err != nil {

@@ -75,6 +75,8 @@ type core struct {
 	ckpt *checkpointer
 	// w is the connection revisions and apply records commit on.
 	w *writer
+	// historyID names this history (migration 009): it never changes.
+	historyID string
 }
 
 // Open opens (creating if needed) the SQLite database at path, migrates it and loads the
@@ -142,6 +144,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	c := &core{db: db, path: path, tokens: newTokenCache(), prep: prep, w: w}
+	if err := db.GetContext(ctx, &c.historyID, `SELECT history FROM history_identity WHERE id = 1`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("read the history's id: %w", err)
+	}
 	s := &Store{core: c, HistoryStore: &HistoryStore{c}, TokenStore: &TokenStore{c}, AuditStore: &AuditStore{c},
 		FleetStore: &FleetStore{c}, ClaimStore: &ClaimStore{c}, RetentionStore: &RetentionStore{c}}
 	head, err := s.State(ctx, 0, true)
@@ -190,6 +196,9 @@ func (s *HistoryStore) Head() *api.State { return s.head.Get() }
 // HeadChanged returns a channel that is closed at the next new revision. Waiters take a
 // fresh channel after each wake-up, so a burst of revisions wakes them once.
 func (s *HistoryStore) HeadChanged() <-chan struct{} { return s.head.Changed() }
+
+// HistoryID names this history, for the feed: a database made anew has another one.
+func (s *HistoryStore) HistoryID() string { return s.historyID }
 
 // setHead installs a new head and wakes the waiters of HeadChanged.
 func (s *core) setHead(h *api.State) { s.head.Publish(h) }

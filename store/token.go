@@ -19,15 +19,19 @@ import (
 const TokenPrefix = "rp_"
 
 type tokenRow struct {
-	ID         int64         `db:"id"`
-	Name       string        `db:"name"`
-	Role       string        `db:"role"`
-	CreatedAt  int64         `db:"created_at"`
-	LastUsedAt sql.NullInt64 `db:"last_used_at"`
+	ID         int64          `db:"id"`
+	Name       string         `db:"name"`
+	Role       string         `db:"role"`
+	CreatedAt  int64          `db:"created_at"`
+	LastUsedAt sql.NullInt64  `db:"last_used_at"`
+	Instance   sql.NullString `db:"instance"`
 }
 
+// tokenColumns are what a tokenRow reads.
+const tokenColumns = `id, name, role, created_at, last_used_at, instance`
+
 func (r tokenRow) token() api.Token {
-	t := api.Token{ID: r.ID, Name: r.Name, Role: r.Role, Created: time.Unix(0, r.CreatedAt).UTC()}
+	t := api.Token{ID: r.ID, Name: r.Name, Role: r.Role, Created: time.Unix(0, r.CreatedAt).UTC(), Instance: r.Instance.String}
 	if r.LastUsedAt.Valid {
 		lu := time.Unix(0, r.LastUsedAt.Int64).UTC()
 		t.LastUsed = &lu
@@ -50,11 +54,10 @@ func (s *TokenStore) CreateToken(ctx context.Context, name, role, secret string)
 		return nil, err
 	}
 	if secret == "" {
-		b := make([]byte, 32)
-		if _, err := rand.Read(b); err != nil {
-			return nil, fmt.Errorf("generate token: %w", err)
+		var err error
+		if secret, err = newSecret(); err != nil {
+			return nil, err
 		}
-		secret = TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
 	} else if len(secret) < 16 || strings.ContainsAny(secret, " \t\r\n") {
 		return nil, api.Invalid("secret", "a token must be at least 16 characters without whitespace")
 	}
@@ -62,7 +65,7 @@ func (s *TokenStore) CreateToken(ctx context.Context, name, role, secret string)
 	res, err := s.db.ExecContext(ctx, q, name, role, hashToken(secret), t.Created.UnixNano())
 	if err != nil {
 		if strings.Contains(err.Error(), "UNIQUE") {
-			return nil, api.Errorf(api.EConflict, "a token named %q (or with that secret) exists", name)
+			return nil, api.Errorf(api.EConflict, "a token named %q (or with that secret, perhaps revoked) exists", name)
 		}
 		return nil, fmt.Errorf("insert token %q: %w", name, err)
 	}
@@ -71,14 +74,23 @@ func (s *TokenStore) CreateToken(ctx context.Context, name, role, secret string)
 	return &t, nil
 }
 
-// Authenticate returns the token a secret belongs to. A token that authenticated before
+// newSecret generates a token's secret: 256 random bits.
+func newSecret() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generate token: %w", err)
+	}
+	return TokenPrefix + base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// Authenticate returns the valid token a secret belongs to. A token that authenticated before
 // comes from the token cache (see tokenCache), which DeleteToken empties. It records the
 // last use at most once a minute, so that reads do not turn into writes.
 func (s *TokenStore) Authenticate(ctx context.Context, secret string) (*api.Token, error) {
 	hash := sha256.Sum256([]byte(secret))
 	r, gen, ok := s.tokens.get(hash)
 	if !ok {
-		const q = `SELECT id, name, role, created_at, last_used_at FROM tokens WHERE hash = ?`
+		const q = `SELECT ` + tokenColumns + ` FROM tokens WHERE hash = ? AND revoked_at IS NULL`
 		err := s.db.GetContext(ctx, &r, q, hash[:])
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, api.Errorf(api.EUnauthorized, "unknown token")
@@ -101,10 +113,12 @@ func (s *TokenStore) Authenticate(ctx context.Context, secret string) (*api.Toke
 	return &t, nil
 }
 
-// Tokens lists the tokens, without secrets (which are not stored).
+// Tokens lists the valid API tokens (join tokens included, instances' credentials not),
+// without secrets, which are not stored.
 func (s *TokenStore) Tokens(ctx context.Context) ([]api.Token, error) {
 	var rows []tokenRow
-	if err := s.db.SelectContext(ctx, &rows, `SELECT id, name, role, created_at, last_used_at FROM tokens ORDER BY id`); err != nil {
+	const q = `SELECT ` + tokenColumns + ` FROM tokens WHERE revoked_at IS NULL AND instance IS NULL ORDER BY id`
+	if err := s.db.SelectContext(ctx, &rows, q); err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
 	}
 	out := make([]api.Token, 0, len(rows))
@@ -114,9 +128,11 @@ func (s *TokenStore) Tokens(ctx context.Context) ([]api.Token, error) {
 	return out, nil
 }
 
-// DeleteToken revokes a token.
+// DeleteToken revokes an API token. Its row stays, marked revoked, so that its secret is
+// known as revoked (Revoked) and never valid again, whoever presents it at a start.
 func (s *TokenStore) DeleteToken(ctx context.Context, id int64) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM tokens WHERE id = ?`, id)
+	const q = `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND instance IS NULL`
+	res, err := s.db.ExecContext(ctx, q, time.Now().UnixNano(), id)
 	if err != nil {
 		return fmt.Errorf("delete token %d: %w", id, err)
 	}
@@ -128,10 +144,19 @@ func (s *TokenStore) DeleteToken(ctx context.Context, id int64) error {
 	return nil
 }
 
-// TokenCount returns the number of tokens; zero means a first start.
+// Revoked reports whether secret is the secret of a revoked token.
+func (s *TokenStore) Revoked(ctx context.Context, secret string) (bool, error) {
+	var n int
+	if err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM tokens WHERE hash = ? AND revoked_at IS NOT NULL`, hashToken(secret)); err != nil {
+		return false, fmt.Errorf("look up token: %w", err)
+	}
+	return n > 0, nil
+}
+
+// TokenCount returns the number of valid API tokens; zero means a first start.
 func (s *TokenStore) TokenCount(ctx context.Context) (int, error) {
 	var n int
-	if err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM tokens`); err != nil {
+	if err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM tokens WHERE revoked_at IS NULL AND instance IS NULL`); err != nil {
 		return 0, fmt.Errorf("count tokens: %w", err)
 	}
 	return n, nil

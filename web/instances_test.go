@@ -7,12 +7,18 @@ import (
 )
 
 // The Instances view lists serve's own OpenResty and an agent that reported (through the
-// real report route, with a dataplane token): the agent lags the head, is not connected,
-// and its last apply shows nginx's own error.
+// real report route, with the credential its join gave it): the agent lags the head, is
+// not connected, and its last apply shows nginx's own error.
 func TestInstancesShowsLagAndTheRejection(t *testing.T) {
 	rp := startRestyplane(t)
 	seedShop(rp)
-	dp := rp.token("edge-agent", "dataplane")
+	var cred struct {
+		Secret string `json:"secret"`
+	}
+	if code := rp.call(rp.token("edge-agent", "dataplane"), "POST", "/api/v1/instances/edge-1/join", nil, &cred); code != 201 {
+		t.Fatalf("join = %d", code)
+	}
+	dp := cred.Secret
 	const nginxErr = `nginx: [emerg] unknown directive "bogus" in nginx.conf:12`
 	report := map[string]any{"version": "test", "state": "running", "applied": 1, "rejected": 2,
 		"applies": []map[string]any{{"revision": 2, "mode": "reload", "started": time.Now().UTC().Format(time.RFC3339Nano),

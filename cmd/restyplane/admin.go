@@ -83,9 +83,11 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 // dataplaneTokenName is the token RESTYPLANE_DATAPLANE_TOKEN ensures.
 const dataplaneTokenName = "dataplane"
 
-// ensureDataplane makes secret the dataplane token named "dataplane" at every start, so
-// that a deployment gives its control plane and its agents one shared secret (the image,
-// compose and Kubernetes manifests rely on it). A changed secret replaces the token.
+// ensureDataplane makes secret the join token named "dataplane" at every start, so that a
+// deployment gives its control plane and its agents one shared secret to join with (the
+// image, compose and Kubernetes manifests rely on it); each agent exchanges it for a
+// credential of its own. A changed secret replaces the token. A secret whose token was
+// deleted is not made again: a revocation holds across restarts, and the log says so.
 func ensureDataplane(ctx context.Context, st *store.Store, secret string, log *slog.Logger) error {
 	if secret == "" {
 		return nil
@@ -101,6 +103,14 @@ func ensureDataplane(ctx context.Context, st *store.Store, secret string, log *s
 		return fmt.Errorf("RESTYPLANE_DATAPLANE_TOKEN is the secret of token %q (role %s); choose another", tok.Name, tok.Role)
 	case api.ErrorCode(err) != api.EUnauthorized:
 		return fmt.Errorf("check the dataplane token: %w", err)
+	}
+	revoked, err := st.Revoked(ctx, secret)
+	if err != nil {
+		return err
+	}
+	if revoked {
+		log.Warn("RESTYPLANE_DATAPLANE_TOKEN is the secret of a deleted token: it is not recreated, and no agent joins with it; set a new secret to make a new join token")
+		return nil
 	}
 	toks, err := st.Tokens(ctx)
 	if err != nil {

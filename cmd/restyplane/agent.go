@@ -32,6 +32,7 @@ type agentConfig struct {
 	controlPlane string
 	token        string
 	caFile       string
+	trusted      bool
 	name         string
 	listen       string
 	dataDir      string
@@ -45,9 +46,11 @@ func (c *agentConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.controlPlane, "control-plane", env("RESTYPLANE_CONTROL_PLANE", ""),
 		"URL of the control plane's API, e.g. https://restyplane:9180 (env RESTYPLANE_CONTROL_PLANE)")
 	fs.StringVar(&c.token, "token", env("RESTYPLANE_TOKEN", ""),
-		"a token of role dataplane (env RESTYPLANE_TOKEN)")
+		"a join token (role dataplane), exchanged once for this instance's credential; prefer the environment variable, which other users cannot read in the process list (env RESTYPLANE_TOKEN)")
 	fs.StringVar(&c.caFile, "ca-file", env("RESTYPLANE_CA_FILE", ""),
 		"PEM certificates that sign the control plane's TLS certificate (env RESTYPLANE_CA_FILE)")
+	fs.BoolVar(&c.trusted, "trusted-network", env("RESTYPLANE_TRUSTED_NETWORK", "") == "true",
+		"allow an http:// control plane off this machine: the tokens and private keys cross the network in clear (env RESTYPLANE_TRUSTED_NETWORK=true)")
 	fs.StringVar(&c.name, "name", env("RESTYPLANE_NAME", strings.ToLower(host)),
 		"this instance's name in the fleet (env RESTYPLANE_NAME)")
 	fs.StringVar(&c.listen, "listen", env("RESTYPLANE_LISTEN", "127.0.0.1:9181"),
@@ -85,7 +88,7 @@ func agent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fol, err := fleet.New(fleet.Options{ControlPlane: cfg.controlPlane, Token: cfg.token, CAFile: cfg.caFile,
+	fol, err := fleet.New(fleet.Options{ControlPlane: cfg.controlPlane, Token: cfg.token, CAFile: cfg.caFile, TrustedNetwork: cfg.trusted,
 		Name: cfg.name, DataDir: cfg.dataDir, Version: version, Logger: log.With("component", "feed")})
 	if err != nil {
 		return err

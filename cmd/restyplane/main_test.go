@@ -182,8 +182,8 @@ func get(t *testing.T, addr, path, token string) int {
 func TestServeRefusesClearTextBeyondLoopback(t *testing.T) {
 	for _, listen := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
 		err := run(t.Context(), []string{"serve", "--listen", listen, "--data-dir", t.TempDir(), "--openresty", "off"}, io.Discard, io.Discard)
-		if err == nil || !strings.Contains(err.Error(), "--trust-network") {
-			t.Errorf("serve --listen %s without TLS = %v, want a refusal naming --trust-network", listen, err)
+		if err == nil || !strings.Contains(err.Error(), "--trusted-network") {
+			t.Errorf("serve --listen %s without TLS = %v, want a refusal naming --trusted-network", listen, err)
 		}
 	}
 	for _, listen := range []string{"127.0.0.1:0", "localhost:0", "[::1]:0"} {
@@ -192,8 +192,8 @@ func TestServeRefusesClearTextBeyondLoopback(t *testing.T) {
 			t.Errorf("--listen %s: %v, want nil", listen, err)
 		}
 	}
-	c := serveConfig{listen: "0.0.0.0:9180", pruneEvery: "1h", trustNetwork: true}
+	c := serveConfig{listen: "0.0.0.0:9180", pruneEvery: "1h", trusted: true}
 	if err := c.check(); err != nil {
-		t.Errorf("--listen 0.0.0.0:9180 --trust-network: %v, want nil", err)
+		t.Errorf("--listen 0.0.0.0:9180 --trusted-network: %v, want nil", err)
 	}
 }

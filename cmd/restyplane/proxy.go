@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -48,6 +49,7 @@ type proxyConfig struct {
 	luaPath   string
 	user      string
 	keep      bool
+	logs      string
 }
 
 func (c *proxyConfig) flags(fs *flag.FlagSet) {
@@ -68,6 +70,8 @@ func (c *proxyConfig) flags(fs *flag.FlagSet) {
 		"extra lua_package_path entries for lua-resty-core and cjson (detected) (env RESTYPLANE_LUA_PATH)")
 	fs.StringVar(&c.user, "nginx-user", env("RESTYPLANE_NGINX_USER", ""),
 		"user nginx workers run as when restyplane runs as root (env RESTYPLANE_NGINX_USER)")
+	fs.StringVar(&c.logs, "nginx-logs", env("RESTYPLANE_NGINX_LOGS", "files"),
+		"files: nginx's logs in <prefix>/logs, each rotated past 64 MiB; stdout: to restyplane's stdout and stderr, the container convention (the image sets it) (env RESTYPLANE_NGINX_LOGS)")
 	fs.BoolVar(&c.keep, "openresty-keep-running", env("RESTYPLANE_OPENRESTY_KEEP_RUNNING", "false") == "true",
 		"leave the managed nginx running at SIGTERM or SIGINT, for an upgrade: the next start adopts it (env RESTYPLANE_OPENRESTY_KEEP_RUNNING)")
 }
@@ -83,6 +87,13 @@ func (c *proxyConfig) options(dataDir string, log *slog.Logger) (nginx.Options, 
 		}
 	}
 	o.ProxyListen, o.TLSListen, o.Logger, o.KeepRunning = c.listen, c.tlsListen, log, c.keep
+	switch c.logs {
+	case "files":
+	case "stdout":
+		o.LogsTo = os.Stdout
+	default:
+		return o, fmt.Errorf("--nginx-logs %q: want files or stdout", c.logs)
+	}
 	prefix := c.prefix
 	if prefix == "" {
 		prefix = filepath.Join(dataDir, "openresty")

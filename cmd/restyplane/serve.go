@@ -51,9 +51,9 @@ type serveConfig struct {
 	logFormat string
 	tlsCert   string
 	tlsKey    string
-	// trustNetwork lets the API listen in clear beyond loopback: tokens and the private
+	// trusted lets the API listen in clear beyond loopback: tokens and the private
 	// keys of the feed then cross that network as they are.
-	trustNetwork bool
+	trusted bool
 	// pruneEvery is how often the retention policy is applied; the policy itself (off by
 	// default) is set through the API.
 	pruneEvery string
@@ -75,8 +75,8 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		"PEM certificate chain: serve the API and the feed over HTTPS (env RESTYPLANE_TLS_CERT)")
 	fs.StringVar(&c.tlsKey, "tls-key", env("RESTYPLANE_TLS_KEY", ""),
 		"PEM private key of --tls-cert (env RESTYPLANE_TLS_KEY)")
-	fs.BoolVar(&c.trustNetwork, "trust-network", env("RESTYPLANE_TRUST_NETWORK", "") == "true",
-		"let --listen take a non-loopback address without --tls-cert: only on a network no one else can read, such as a Docker network of this machine (env RESTYPLANE_TRUST_NETWORK=true)")
+	fs.BoolVar(&c.trusted, "trusted-network", env("RESTYPLANE_TRUSTED_NETWORK", "") == "true",
+		"let --listen take a non-loopback address without --tls-cert: only on a network no one else can read, such as a Docker network of this machine (env RESTYPLANE_TRUSTED_NETWORK=true)")
 	fs.StringVar(&c.pruneEvery, "prune-interval", env("RESTYPLANE_PRUNE_INTERVAL", "1h"),
 		"how often to apply the history's retention policy, which is off until an admin sets it (env RESTYPLANE_PRUNE_INTERVAL)")
 	c.proxy.flags(fs)
@@ -87,8 +87,8 @@ func (c *serveConfig) check() error {
 	if d, err := time.ParseDuration(c.pruneEvery); err != nil || d <= 0 {
 		return fmt.Errorf("--prune-interval %q: want a positive duration such as 1h", c.pruneEvery)
 	}
-	if c.tlsCert == "" && !c.trustNetwork && !loopback(c.listen) {
-		return fmt.Errorf("--listen %s is not a loopback address and the API has no TLS: tokens and the private keys the feed carries would cross the network in clear; give --tls-cert and --tls-key, or --trust-network (RESTYPLANE_TRUST_NETWORK=true) on a network no one else can read", c.listen)
+	if c.tlsCert == "" && !c.trusted && !loopback(c.listen) {
+		return fmt.Errorf("--listen %s is not a loopback address and the API has no TLS: tokens and the private keys the feed carries would cross the network in clear; give --tls-cert and --tls-key, or --trusted-network (RESTYPLANE_TRUSTED_NETWORK=true) on a network no one else can read", c.listen)
 	}
 	return nil
 }
@@ -198,6 +198,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	watcher.SetLive(srv.Connected)
 
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {

@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/restyplane/restyplane/openresty/render"
@@ -57,6 +58,16 @@ type Options struct {
 	// change. serve leaves it off: its rollback watcher reads the counters and moves the epoch
 	// itself.
 	CountersWithPush bool
+	// LogsTo, when set, takes nginx's stdout and stderr, and with them its error and
+	// access logs: the container convention, where the runtime keeps and rotates them and
+	// the data directory is a small emptyDir. Unset, they are files in <prefix>/logs,
+	// rotated past MaxLogBytes.
+	LogsTo *os.File
+	// MaxLogBytes caps each log file in <prefix>/logs: past it the file is renamed to
+	// <name>.1 (replacing the one before) and nginx reopens its logs. 0 means 64 MiB.
+	MaxLogBytes int64
+	// LogCheckEvery is how often the log files' sizes are looked at; 0 means 10 s.
+	LogCheckEvery time.Duration
 	// Logger receives the supervisor's messages (with nginx's last stderr lines when it
 	// exits); nil discards them.
 	Logger *slog.Logger
@@ -82,6 +93,12 @@ func (o Options) withDefaults() Options {
 	if o.MaxBackoff == 0 {
 		o.MaxBackoff = 5 * time.Second
 	}
+	if o.MaxLogBytes == 0 {
+		o.MaxLogBytes = 64 << 20
+	}
+	if o.LogCheckEvery == 0 {
+		o.LogCheckEvery = 10 * time.Second
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -101,5 +118,6 @@ func (o Options) RenderOptions(generation string) render.Options {
 		StubStatus:  o.StubStatus,
 		User:        o.User,
 		WorkerDir:   o.WorkerDir,
+		LogsToStdio: o.LogsTo != nil,
 	}
 }

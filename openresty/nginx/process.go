@@ -26,13 +26,19 @@ type master struct {
 }
 
 // startProcess runs binary with args as the master of a new session, its stdout and
-// stderr in the file stderr (truncated: no other master of the prefix runs by now).
-func startProcess(binary string, args []string, stderr string) (*master, error) {
-	f, err := os.OpenFile(stderr, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("start nginx: %w", err)
+// stderr in the file stderr (truncated: no other master of the prefix runs by now), or
+// on out when it is set (then stderr is not kept for an early exit's explanation).
+func startProcess(binary string, args []string, stderr string, out *os.File) (*master, error) {
+	f := out
+	if f == nil {
+		var err error
+		if f, err = os.OpenFile(stderr, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600); err != nil {
+			return nil, fmt.Errorf("start nginx: %w", err)
+		}
+		defer f.Close() // nginx holds its own copy
+	} else {
+		stderr = ""
 	}
-	defer f.Close() // nginx holds its own copy
 	cmd := exec.Command(binary, args...)
 	// Setsid also makes nginx the leader of a process group of its own, which its workers
 	// join: killGroup reaches workers that outlive a killed master.

@@ -14,7 +14,7 @@ func (in *Instance) launch(ctx context.Context) (*master, AdminStatus, error) {
 	// to bind the socket.
 	os.Remove(in.l.Socket())
 	os.Remove(in.l.PidFile())
-	p, err := startProcess(in.opts.Binary, []string{"-p", in.l.String() + "/", "-c", in.l.conf()}, in.l.stderrLog())
+	p, err := startProcess(in.opts.Binary, []string{"-p", in.l.String() + "/", "-c", in.l.conf()}, in.l.stderrLog(), in.opts.LogsTo)
 	if err != nil {
 		return nil, AdminStatus{}, err
 	}
@@ -51,12 +51,14 @@ func (in *Instance) waitReady(ctx context.Context, done <-chan struct{}, exited 
 	}
 }
 
-// supervise restarts the master whenever it exits until Stop, with a backoff that grows
+// supervise restarts the master whenever it exits until Stop, keeps its logs rotated, with a backoff that grows
 // while restarts keep failing, and tells the applier after each restart that shared
 // memory starts empty. The first master may be an adopted one, not our child: done
 // tells its end all the same.
 func (in *Instance) supervise(p *master) {
-	defer close(in.background)
+	rotating := make(chan struct{})
+	go func() { in.rotateLogs(); close(rotating) }()
+	defer func() { <-rotating; close(in.background) }()
 	const firstBackoff = 100 * time.Millisecond
 	backoff, upSince := firstBackoff, time.Now()
 	for {

@@ -79,13 +79,25 @@ type locationView struct {
 	// Redirect makes the location answer with a redirect instead of proxying.
 	CORS     string
 	Redirect *redirectView
+	// RemoveHeaders and AddHeaders are request headers not sent and added to (Headers
+	// holds the ones set); HideHeaders are the upstream's answer headers dropped and
+	// ResponseAdd those added to every answer. Return and Deny answer in the location.
+	RemoveHeaders []string
+	AddHeaders    []headerAdd
+	HideHeaders   []string
+	ResponseAdd   []api.Header
+	Return        *returnView
+	Deny          bool
 }
 
 // rewriteView is a prefix location's rewrite as two rewrite directives: RestRe captures
 // what follows "<prefix>/" and RestTo is written before the capture; the bare prefix,
-// which is all that RestRe leaves, becomes Exact.
+// which is all that RestRe leaves, becomes Exact. A regex location's rewrite is one
+// directive instead: Regex, the location's own, so that its captures are the ones the
+// location matched, and To, the replacement with its $1-$9.
 type rewriteView struct {
 	RestRe, RestTo, Exact string
+	Regex, To             string
 }
 
 // defaultHeader is a proxy_set_header the template writes as it is: the values are nginx
@@ -141,6 +153,7 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 				DefaultHeaders: headersWithout(l.SetHeaders), Auth: newAuthView(l.Auth),
 				CORS: newCORSConf(l.CORS), Redirect: newRedirectView(l.Redirect), Proxy: newProxyView(l)}
 			withUpstream(&base, &l, ups[l.Backend])
+			withHeaderFilters(&base, &l)
 			if ct != nil {
 				base.ClientHeaders = ct.Headers
 			}
@@ -158,6 +171,9 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 			case l.Match == api.MatchExact:
 				exact = append(exact, with(base, "=", l.Path))
 			case l.Match == api.MatchRegex:
+				if l.Rewrite != "" {
+					base.Rewrite = &rewriteView{Regex: l.Path, To: l.Rewrite}
+				}
 				regex = append(regex, with(base, "~", l.Path))
 			case trimmed == "":
 				base.URI = withSlash(l.Rewrite)

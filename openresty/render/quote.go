@@ -32,6 +32,17 @@ func captureQuote(s string) (string, error) {
 	return quoteRaw(s + "$1")
 }
 
+// replacementQuote quotes a regex location's rewrite replacement, in which nginx expands
+// '$': every '$' must start a capture reference $1-$9, never a variable.
+func replacementQuote(s string) (string, error) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '$' && (i+1 == len(s) || s[i+1] < '1' || s[i+1] > '9') {
+			return "", fmt.Errorf("rewrite %q holds a '$' that is not a capture $1-$9", s)
+		}
+	}
+	return quoteRaw(s)
+}
+
 // quoteRaw escapes the two characters nginx's tokenizer treats specially inside double
 // quotes. The tokenizer turns `\\` back into `\` and keeps any other backslash pair as it
 // is, so doubling every backslash preserves regex escapes such as `\d` exactly.

@@ -40,6 +40,9 @@ type Options struct {
 	// WorkerDir is where the files the workers open while serving live (htpasswd files,
 	// temporary files); empty is the prefix.
 	WorkerDir string
+	// LogsToStdio sends the error log to nginx's stderr and the access log to its stdout,
+	// which the instance makes the container's; otherwise both are files in logs/.
+	LogsToStdio bool
 	// Dicts sizes the shared dicts; zero sizes them from the config's own backends and
 	// certificates (SizeDicts). The applier, which renders without backends, sets it.
 	Dicts DictSizes
@@ -62,7 +65,7 @@ func Conf(cfg api.Config, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	t, err := template.New("nginx.conf").Option("missingkey=error").Funcs(template.FuncMap{
-		"q": quote, "qre": regexQuote, "qcap": captureQuote, "lua": luaQuote,
+		"q": quote, "qre": regexQuote, "qcap": captureQuote, "qrw": replacementQuote, "qn": nameQuote, "qadd": appendQuote, "lua": luaQuote,
 	}).Parse(confTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("parse nginx.conf template: %w", err)

@@ -49,6 +49,12 @@ func shareable(a, b locationView) bool {
 	if a.Proxy != nil || b.Proxy != nil {
 		return false
 	}
+	// Header filters and fixed answers are per block too.
+	if a.Return != nil || b.Return != nil || a.Deny || b.Deny ||
+		len(a.RemoveHeaders)+len(b.RemoveHeaders)+len(a.AddHeaders)+len(b.AddHeaders)+
+			len(a.HideHeaders)+len(b.HideHeaders)+len(a.ResponseAdd)+len(b.ResponseAdd) > 0 {
+		return false
+	}
 	return a.Rewrite == nil && b.Rewrite == nil && a.Auth == nil && b.Auth == nil &&
 		a.Policy == "" && b.Policy == "" && a.LimitRate == "" && b.LimitRate == "" && a.Server == b.Server && a.URI == b.URI &&
 		a.CORS == "" && b.CORS == "" && a.Redirect == nil && b.Redirect == nil &&

@@ -32,6 +32,8 @@ type confView struct {
 	// the blocks that do not listen for HTTPS, which the catch-all refuses there.
 	CatchAll   bool
 	PlainHosts []string
+	// HeaderAdds are the maps of the request headers locations add to.
+	HeaderAdds []headerAdd
 }
 
 // realIPView is the realip module's directives: From are CIDRs of api's grammar.
@@ -53,7 +55,11 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		opts.Dicts = sizeConfig(cfg)
 	}
 	l := Layout(opts.Prefix)
-	v := &confView{Options: opts, Paths: l.confPaths(opts.Workers()), S: s, Workers: "auto", HashBucket: 64, Upstream: upstreamName}
+	paths := l.confPaths(opts.Workers())
+	if opts.LogsToStdio {
+		paths.ErrorLog, paths.AccessLog = "stderr", "/dev/stdout"
+	}
+	v := &confView{Options: opts, Paths: paths, S: s, Workers: "auto", HashBucket: 64, Upstream: upstreamName}
 	if s.WorkerProcesses > 0 {
 		v.Workers = fmt.Sprint(s.WorkerProcesses)
 	}
@@ -128,6 +134,7 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 			return nil, &ServerError{sv.Name, err}
 		}
 		v.TLS = v.TLS || sv.TLS != ""
+		v.headerAdds(&sv)
 		v.Servers = append(v.Servers, sv)
 		for _, l := range sv.Locations {
 			blocks[l.Up.Block] = true

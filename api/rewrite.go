@@ -1,0 +1,35 @@
+package api
+
+import (
+	"regexp"
+	"strconv"
+)
+
+// regexRewriteRe is a regex location's rewrite: a path of the characters ValidPath admits
+// and $1-$9, the regex's capture groups, which are the only things nginx may expand in it.
+var regexRewriteRe = regexp.MustCompile(`^/(?:[A-Za-z0-9._~!&()*+,=:@%/-]|\$[1-9])*$`)
+
+// captureRe finds the capture references of a rewrite regexRewriteRe accepted. nginx reads
+// one digit after '$', so "$10" is $1 followed by a literal 0.
+var captureRe = regexp.MustCompile(`\$[1-9]`)
+
+// ValidRegexRewrite checks the rewrite of a regex location, which replaces the whole path
+// (the query string is kept): it starts with "/", holds literal path characters and
+// $1-$9, and each $n names a capture group the location's regex has, so that no rewrite
+// depends on a group nginx would leave empty for every request. The regex is valid
+// already.
+func ValidRegexRewrite(field, rewrite, regex string) error {
+	if len(rewrite) > 1024 || !regexRewriteRe.MatchString(rewrite) {
+		return Invalid(field, "a regex location's rewrite must start with / and hold only letters, digits, ._~!&()*+,=:@%%/- and $1-$9 naming the regex's capture groups, at most %d", 1024)
+	}
+	re, err := regexp.Compile(regex)
+	if err != nil {
+		return Invalid(field, "the path does not compile: %v", err)
+	}
+	for _, ref := range captureRe.FindAllString(rewrite, -1) {
+		if n, _ := strconv.Atoi(ref[1:]); n > re.NumSubexp() {
+			return Invalid(field, "rewrite names %s but the path has %d capture groups", ref, re.NumSubexp())
+		}
+	}
+	return nil
+}
