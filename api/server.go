@@ -31,7 +31,10 @@ type Server struct {
 	TLS       *ServerTLS `json:"tls,omitempty"`
 	// ClientTLS (policies) verifies client certificates; see policy_clienttls.go.
 	ClientTLS *ClientTLS `json:"clientTLS,omitempty"`
-	Locations []Location `json:"locations"`
+	// Passthrough (policies) hands the server's TLS connections to a backend without
+	// terminating them; see policy_passthrough.go.
+	Passthrough *Passthrough `json:"passthrough,omitempty"`
+	Locations   []Location   `json:"locations"`
 	// Redirects (policies), see policy_redirect.go. ForceSSLRedirect sends
 	// plain-HTTP requests to HTTPS with a 308 even without a certificate of its own (TLS
 	// ended before restyplane); AppRoot redirects a request for "/" there with a 302;
@@ -142,6 +145,9 @@ func (s *Server) Validate() error {
 		}
 	}
 	if err := s.validateClientTLS(); err != nil {
+		return err
+	}
+	if err := s.validatePassthrough(); err != nil {
 		return err
 	}
 	if err := s.validateRedirects(); err != nil { // policies

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 mode="${1:-test}"
 
 # What each mode needs. A new target adds its list here and a case below.
-run_pkgs=(nginx-light libnginx-mod-http-lua lua-cjson lua-resty-core lua-resty-lrucache)
+run_pkgs=(nginx-light libnginx-mod-http-lua libnginx-mod-stream lua-cjson lua-resty-core lua-resty-lrucache)
 test_pkgs=(etcd-server chromium wrk iproute2 caddy mmdebstrap docker.io)
 image_pkgs=(mmdebstrap docker.io)
 bench_pkgs=(etcd-server wrk iproute2 caddy)

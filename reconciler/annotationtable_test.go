@@ -35,7 +35,7 @@ func TestClassify(t *testing.T) {
 		{"enable-modsecurity", "true", false, api.VerdictRefused},
 		{"enable-modsecurity", "false", false, api.VerdictIgnored},
 		{"force-ssl-redirect", "true", false, api.VerdictHonoured}, // policies
-		{"ssl-passthrough", "true", false, api.VerdictRefused},
+		{"ssl-passthrough", "true", false, api.VerdictHonoured},
 		{"configuration-snippet", "return 200;", false, api.VerdictRefused},
 		{"some-new-snippet", "x", false, api.VerdictRefused},
 		{"proxy-body-size", "50m", false, api.VerdictHonoured}, // policies

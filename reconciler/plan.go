@@ -36,6 +36,8 @@ type plan struct {
 	caCertificates map[string]*api.CACertificate
 	// clientCerts holds the certificate of proxy-ssl-secret presented to backends.
 	clientCerts map[string]*api.Certificate
+	// passthrough maps a host to the backend its TLS connections go to (ssl-passthrough).
+	passthrough map[string]*api.Passthrough
 }
 
 // route is one location on one host.
@@ -146,6 +148,9 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	}
 	// Policies: client certificates, on hosts with TLS only.
 	if err := p.planClientTLS(snap, hosts); err != nil {
+		return nil, err
+	}
+	if err := p.planPassthrough(hosts); err != nil {
 		return nil, err
 	}
 	return p, nil

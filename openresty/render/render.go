@@ -30,6 +30,9 @@ type Options struct {
 	// Modules are load_module paths; LuaPath is appended to lua_package_path.
 	Modules []string
 	LuaPath string
+	// StreamModule is the load_module path of nginx's stream module, loaded only when a
+	// server passes TLS through; empty when the binary has it built in.
+	StreamModule string
 	// StubStatus serves /stub_status on the admin socket from nginx's module.
 	StubStatus bool
 	// User is the user directive; empty leaves nginx's default.

@@ -34,6 +34,15 @@ type confView struct {
 	PlainHosts []string
 	// HeaderAdds are the maps of the request headers locations add to.
 	HeaderAdds []headerAdd
+	// Passthrough are the stream routes of TLS passthrough (policies). With any, a
+	// router on TLSListen reads each connection's SNI: a passthrough name goes to its
+	// backend, any other to the HTTPS listener on HTTPSSocket, with the client's address
+	// in the PROXY protocol header. HTTPSListen is where the HTTPS servers listen.
+	Passthrough []passthroughView
+	HTTPSListen string
+	HTTPSSocket string
+	// LoadStream is the stream module to load, when passthrough needs it.
+	LoadStream string
 }
 
 // realIPView is the realip module's directives: From are CIDRs of api's grammar.
@@ -146,6 +155,9 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 	v.Upstreams = sortedBlocks(blocks)
 	v.WWW = wwwRedirects(servers)
 	v.catchAll()
+	if err := v.passthrough(opts, servers, cfg); err != nil {
+		return nil, err
+	}
 	if err := checkReachable(v, servers, reached); err != nil {
 		return nil, err
 	}
