@@ -34,7 +34,10 @@ type Server struct {
 	// Passthrough (policies) hands the server's TLS connections to a backend without
 	// terminating them; see policy_passthrough.go.
 	Passthrough *Passthrough `json:"passthrough,omitempty"`
-	Locations   []Location   `json:"locations"`
+	// WAF (policies) is the web application firewall of every location that has none of
+	// its own; see policy_waf.go.
+	WAF       *WAF       `json:"waf,omitempty"`
+	Locations []Location `json:"locations"`
 	// Redirects (policies), see policy_redirect.go. ForceSSLRedirect sends
 	// plain-HTTP requests to HTTPS with a 308 even without a certificate of its own (TLS
 	// ended before restyplane); AppRoot redirects a request for "/" there with a 302;
@@ -96,6 +99,9 @@ type Location struct {
 	// without a backend; see policy_return.go.
 	Return *Return `json:"return,omitempty"`
 	Deny   bool    `json:"deny,omitempty"`
+	// WAF (policies) inspects the location's requests with a web application firewall;
+	// see policy_waf.go.
+	WAF *WAF `json:"waf,omitempty"`
 }
 
 // Header is a request header that a location sets on the proxied request.
@@ -150,6 +156,9 @@ func (s *Server) Validate() error {
 	if err := s.validatePassthrough(); err != nil {
 		return err
 	}
+	if err := s.WAF.validate("waf"); err != nil {
+		return err
+	}
 	if err := s.validateRedirects(); err != nil { // policies
 		return err
 	}
@@ -164,7 +173,9 @@ func (s *Server) Normalize() {
 		}
 		s.Locations[i].CORS.normalize()     // policies
 		s.Locations[i].Redirect.normalize() // policies
+		s.Locations[i].WAF.normalize()
 	}
+	s.WAF.normalize()
 	if s.Source.Kind == "" {
 		s.Source.Kind = SourceAPI
 	}
@@ -249,6 +260,9 @@ func (l *Location) validate() error {
 		return err
 	}
 	if err := l.Limits.validate(); err != nil {
+		return err
+	}
+	if err := l.WAF.validate("waf"); err != nil {
 		return err
 	}
 	if err := l.validateAuth(); err != nil {

@@ -54,6 +54,8 @@ type annotations struct {
 	// access and limits are the access lists and limits per client address.
 	access *api.AccessPolicy
 	limits *api.LocationLimits
+	// waf is the web application firewall of the Ingress's locations (policies).
+	waf *api.WAF
 	// http is what the CORS, redirect and upstream HTTP annotations ask.
 	http httpAnnotations
 	// pol is what the body, retry, errors and matching annotations say.
@@ -73,7 +75,7 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 		name := strings.TrimPrefix(strings.TrimPrefix(v.Name, nginxPrefix), ownPrefix)
 		switch v.Verdict {
 		case api.VerdictRefused:
-			if strings.HasSuffix(name, "-snippet") {
+			if strings.HasSuffix(name, "-snippet") && v.Why == whySnippet {
 				snippets = append(snippets, v.Name)
 			} else {
 				refusals = append(refusals, v.Name+" ("+v.Why+")")

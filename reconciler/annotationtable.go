@@ -122,13 +122,7 @@ func assembleTable(groups []annotationGroup) map[string]annotationRule {
 // snippetGroup: raw nginx configuration, refused whatever its value.
 var snippetGroup = annotationGroup{name: "snippets", rules: map[string]annotationRule{
 	"configuration-snippet": refused(whySnippet), "server-snippet": refused(whySnippet), "auth-snippet": refused(whySnippet),
-	"stream-snippet": refused(whySnippet), "modsecurity-snippet": refused(whySnippet),
-}}
-
-// wafGroup: the web application firewall, which restyplane does not have.
-var wafGroup = annotationGroup{name: "waf", rules: map[string]annotationRule{
-	"enable-modsecurity": offIsHarmless(refused(whyAccess)), "enable-owasp-core-rules": offIsHarmless(refused(whyAccess)),
-	"modsecurity-transaction-id": refused(whyAccess),
+	"stream-snippet": refused(whySnippet),
 }}
 
 // observabilityGroup: logs, traces and metrics, which restyplane's settings and /metrics
@@ -165,7 +159,8 @@ var securityWords = []string{"auth", "allow", "deny", "whitelist", "blacklist", 
 func classify(name, value string, own bool) (verdict, why string) {
 	r, ok := annotationTable[name]
 	switch {
-	case strings.HasSuffix(name, "-snippet"):
+	case strings.HasSuffix(name, "-snippet") && (!ok || r.verdict != api.VerdictHonoured):
+		// A snippet is raw nginx configuration, unless its group translates it.
 		return api.VerdictRefused, whySnippet
 	case !ok && own:
 		return api.VerdictRefused, whyUnknownR

@@ -113,7 +113,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 		}
 		for _, h := range hosts {
 			loc := api.Location{Path: "/", Match: api.MatchPrefix, Backend: name, Timeouts: ann.timeouts, Auth: p.ann.auth,
-				Access: p.ann.access, Limits: p.ann.limits,
+				Access: p.ann.access, Limits: p.ann.limits, WAF: p.ann.waf,
 				UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
 			p.ann.http.location(&loc) // policies
 			p.fallbacks = append(p.fallbacks, route{host: h, loc: p.withPolicies(loc, db.Service)})
@@ -194,7 +194,7 @@ func (p *plan) backend(b *networkingv1.IngressBackend, snap *Snapshot) (string, 
 // locations (ingress-nginx treats ImplementationSpecific as a prefix too); Exact is exact.
 func (p *plan) location(path networkingv1.HTTPIngressPath, backend string) (api.Location, error) {
 	l := api.Location{Path: path.Path, Match: api.MatchPrefix, Backend: backend, Timeouts: p.ann.timeouts, Auth: p.ann.auth,
-		Access: p.ann.access, Limits: p.ann.limits,
+		Access: p.ann.access, Limits: p.ann.limits, WAF: p.ann.waf,
 		UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
 	p.ann.http.location(&l) // policies
 	if l.Path == "" {

@@ -34,6 +34,7 @@ func Detect() Options {
 		o.LuaPath = debianLuaPath
 	}
 	o.StreamModule = streamModule(o.Binary)
+	o.ModSecurityModule = debianModule("ngx_http_modsecurity_module.so")
 	return o.withDefaults()
 }
 
@@ -50,7 +51,13 @@ func streamModule(binary string) string {
 			return ""
 		}
 	}
-	m := debianModuleDir + "/ngx_stream_module.so"
+	return debianModule("ngx_stream_module.so")
+}
+
+// debianModule is the path of a module that one of Debian's libnginx-mod-* packages put
+// in place, "" when it is not installed.
+func debianModule(name string) string {
+	m := debianModuleDir + "/" + name
 	if _, err := os.Stat(m); err != nil {
 		return ""
 	}

@@ -59,3 +59,6 @@ func (l Layout) HTTPSSocket() string { return l.Path("stream", "https.sock") }
 func (l Layout) PassthroughSocket(i int) string {
 	return l.Path("stream", "passthrough-"+strconv.Itoa(i)+".sock")
 }
+
+// WAFAuditLog is ModSecurity's audit log: what the WAF rules found in each request.
+func (l Layout) WAFAuditLog() string { return l.Path("logs", "waf-audit.log") }

@@ -43,6 +43,8 @@ type confView struct {
 	HTTPSSocket string
 	// LoadStream is the stream module to load, when passthrough needs it.
 	LoadStream string
+	// LoadModSecurity is the ModSecurity module to load, when a WAF policy needs it.
+	LoadModSecurity string
 }
 
 // realIPView is the realip module's directives: From are CIDRs of api's grammar.
@@ -158,6 +160,7 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 	if err := v.passthrough(opts, servers, cfg); err != nil {
 		return nil, err
 	}
+	v.resolveWAF(opts) // policies
 	if err := checkReachable(v, servers, reached); err != nil {
 		return nil, err
 	}
