@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/nginx"
 )
 
 // TestWAF: with Debian's ModSecurity and Core Rule Set, a block policy answers 403 to a
@@ -62,5 +63,40 @@ func TestWAF(t *testing.T) {
 			}
 		}
 		return false
+	})
+}
+
+// TestWAFAuditLogStaysBounded: ModSecurity's audit log, which it never reopens, is cut
+// back past MaxLogBytes (its previous content kept in .1), and the next finding starts
+// the file again rather than at its old offset.
+func TestWAFAuditLogStaysBounded(t *testing.T) {
+	up := startUpstream(t, "web", 0)
+	srv := server("shop", "shop.test", "/", "web")
+	srv.WAF = &api.WAF{Mode: api.WAFDetect, CoreRules: true}
+	const maxLog = 64 << 10
+	in := startNginxWith(t, config([]api.Backend{backend("web", up)}, srv), func(o *nginx.Options) {
+		o.MaxLogBytes, o.LogCheckEvery = maxLog, 20*time.Millisecond
+	})
+	push(t, in, 1, backend("web", up))
+	xss := "/x?q=" + url.QueryEscape("<script>alert(1)</script>")
+	for i := 0; i < 100; i++ {
+		get(t, proxyAddr(in), "shop.test", xss)
+	}
+	log := filepath.Join(in.Options().Prefix, "logs", "waf-audit.log")
+	size := func(f string) int64 {
+		fi, err := os.Stat(f)
+		if err != nil {
+			return -1
+		}
+		return fi.Size()
+	}
+	eventually(t, "the audit log is cut back under its cap", 5*time.Second, func() bool { return size(log) <= maxLog })
+	if size(log+".1") <= 0 {
+		t.Fatalf("%s.1 is missing or empty: the findings before the cut are lost", log)
+	}
+	get(t, proxyAddr(in), "shop.test", xss, "X-Request-ID", "after-the-cut")
+	eventually(t, "the next finding starts the file again", 5*time.Second, func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "/x") && len(b) < maxLog && b[0] != 0
 	})
 }
