@@ -86,7 +86,11 @@ func TestPassthrough(t *testing.T) {
 	cd.Passthrough = &api.Passthrough{Backend: "argocd"}
 	seenBackend := api.Backend{Name: "seen", LoadBalance: api.RoundRobin,
 		Endpoints: []api.Endpoint{{Address: "127.0.0.1", Port: sl.Addr().(*net.TCPAddr).Port, Weight: 1}}}
-	cfg := config([]api.Backend{backend("web", web), backend("argocd", cd1), seenBackend}, shop, cd)
+	// A long name beside it: the router's map of names must be sized for it, as
+	// server_name's hash is.
+	long := server("long", "argocd.internal.admin.swh.network.corpus-101.test", "/", "web")
+	long.Passthrough = &api.Passthrough{Backend: "argocd"}
+	cfg := config([]api.Backend{backend("web", web), backend("argocd", cd1), seenBackend}, shop, cd, long)
 	cfg.Certificates = []api.Certificate{{Name: "shop-tls", Cert: certPEM, Key: keyPEM}}
 	in := startNginx(t, cfg)
 	push(t, in, 1, cfg.Backends...)
