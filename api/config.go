@@ -198,6 +198,9 @@ func (s *State) checkServerRefs(srv *Server) error {
 	if err := s.checkClientTLSRef(srv); err != nil {
 		return err
 	}
+	if err := s.checkPassthroughRef(srv); err != nil {
+		return err
+	}
 	if err := s.checkWWWPartners(srv); err != nil { // policies
 		return err
 	}
@@ -206,6 +209,9 @@ func (s *State) checkServerRefs(srv *Server) error {
 
 func (s *State) unreferencedBackend(name string) error {
 	for _, srv := range s.Servers {
+		if p := srv.Passthrough; p != nil && p.Backend == name { // policies
+			return Errorf(EConflict, "backend %q takes the TLS connections of server %q (passthrough)", name, srv.Name)
+		}
 		for _, l := range srv.Locations {
 			if l.Backend == name {
 				return Errorf(EConflict, "backend %q is used by server %q location %q", name, srv.Name, l.Path)

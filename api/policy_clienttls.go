@@ -139,7 +139,7 @@ func (s *State) checkClientTLSAgree(claimants, neighbours []string) error {
 				first[h] = name
 				continue
 			}
-			if err := clientTLSDiffers(srv, s.Servers[other], h); err != nil {
+			if err := blockDiffers(srv, s.Servers[other], h); err != nil {
 				return err
 			}
 		}
@@ -148,7 +148,7 @@ func (s *State) checkClientTLSAgree(claimants, neighbours []string) error {
 		srv := s.Servers[name]
 		for _, h := range srv.Hostnames {
 			if c, ok := first[h]; ok {
-				if err := clientTLSDiffers(s.Servers[c], srv, h); err != nil {
+				if err := blockDiffers(s.Servers[c], srv, h); err != nil {
 					return err
 				}
 			}

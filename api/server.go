@@ -31,6 +31,12 @@ type Server struct {
 	TLS       *ServerTLS `json:"tls,omitempty"`
 	// ClientTLS (policies) verifies client certificates; see policy_clienttls.go.
 	ClientTLS *ClientTLS `json:"clientTLS,omitempty"`
+	// Passthrough (policies) hands the server's TLS connections to a backend without
+	// terminating them; see policy_passthrough.go.
+	Passthrough *Passthrough `json:"passthrough,omitempty"`
+	// WAF (policies) is the web application firewall of every location that has none of
+	// its own; see policy_waf.go.
+	WAF       *WAF       `json:"waf,omitempty"`
 	Locations []Location `json:"locations"`
 	// Redirects (policies), see policy_redirect.go. ForceSSLRedirect sends
 	// plain-HTTP requests to HTTPS with a 308 even without a certificate of its own (TLS
@@ -103,6 +109,9 @@ type Location struct {
 	// Expires and Cache-Control headers of the answers; see policy_cache.go.
 	Cache   *CachePolicy `json:"cache,omitempty"`
 	Expires string       `json:"expires,omitempty" example:"30d"`
+	// WAF (policies) inspects the location's requests with a web application firewall;
+	// see policy_waf.go.
+	WAF *WAF `json:"waf,omitempty"`
 }
 
 // Header is a request header that a location sets on the proxied request.
@@ -159,6 +168,12 @@ func (s *Server) Validate() error {
 	if err := s.validateClientTLS(); err != nil {
 		return err
 	}
+	if err := s.validatePassthrough(); err != nil {
+		return err
+	}
+	if err := s.WAF.validate("waf"); err != nil {
+		return err
+	}
 	if err := s.validateRedirects(); err != nil { // policies
 		return err
 	}
@@ -173,7 +188,9 @@ func (s *Server) Normalize() {
 		}
 		s.Locations[i].CORS.normalize()     // policies
 		s.Locations[i].Redirect.normalize() // policies
+		s.Locations[i].WAF.normalize()
 	}
+	s.WAF.normalize()
 	if s.Source.Kind == "" {
 		s.Source.Kind = SourceAPI
 	}
@@ -264,6 +281,9 @@ func (l *Location) validate() error {
 		return err
 	}
 	if err := l.Limits.validate(); err != nil {
+		return err
+	}
+	if err := l.WAF.validate("waf"); err != nil {
 		return err
 	}
 	if err := l.validateAuth(); err != nil {

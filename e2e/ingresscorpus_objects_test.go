@@ -89,6 +89,9 @@ func (cf *corpusFile) services() map[string]*corpusService {
 	for _, ing := range cf.ingresses {
 		proto, _ := annotation(ing, "backend-protocol")
 		proto = strings.ToUpper(proto)
+		if v, _ := annotation(ing, "ssl-passthrough"); v == "true" && proto == "" {
+			proto = "HTTPS" // the backend of a passthrough terminates the client's TLS itself
+		}
 		for _, b := range ingressBackends(ing) {
 			if b.Service != nil {
 				add(b.Service.Name, b.Service.Port, proto)

@@ -78,6 +78,9 @@ func probeOf(cf *corpusFile, ing *networkingv1.Ingress, clientCert *tls.Certific
 		p.path = root
 	}
 	p.tls = corpusHasTLS(cf, p.host) && !tlsRefused
+	if v, _ := annotation(ing, "ssl-passthrough"); v == "true" {
+		p.tls = true // the client's TLS session goes through to the backend
+	}
 	for _, other := range cf.ingresses {
 		for _, r := range other.Spec.Rules {
 			if r.Host != p.host || r.HTTP == nil {

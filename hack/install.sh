@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # install.sh puts on this machine what one of restyplane's make targets needs, and nothing
-# more: `run` gets nginx with the Lua module and its libraries; `test` also the test tools
+# more: `run` gets nginx with the Lua, stream and ModSecurity modules, the Core Rule Set and
+# the Lua libraries; `test` also the test tools
 # (etcd, Chromium, wrk, iproute2, swag, kube-apiserver); `bench` and `openapi` what those
 # targets need. It is idempotent: a second run installs nothing and returns fast.
 #
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 mode="${1:-test}"
 
 # What each mode needs. A new target adds its list here and a case below.
-run_pkgs=(nginx-light libnginx-mod-http-lua lua-cjson lua-resty-core lua-resty-lrucache)
+run_pkgs=(nginx-light libnginx-mod-http-lua libnginx-mod-stream libnginx-mod-http-modsecurity modsecurity-crs lua-cjson lua-resty-core lua-resty-lrucache)
 test_pkgs=(etcd-server chromium wrk iproute2 caddy mmdebstrap docker.io)
 image_pkgs=(mmdebstrap docker.io)
 bench_pkgs=(etcd-server wrk iproute2 caddy)

@@ -36,7 +36,7 @@ func TestRejectedHeadAtStartServesTheRevisionInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := *st
-	cfg.Backends = renderedBackends(st.Backends)
+	cfg.Backends = renderedBackends(st)
 	conf, _ := fp.RenderSized(cfg.Config(true), render.SizeDicts(st.Backends, st.Certificates), "2")
 	p := &inPlaceProxy{fakeProxy: fp, conf: conf, gen: "2"}
 

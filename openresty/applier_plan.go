@@ -52,7 +52,7 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 			// copying and sorting thousands of them.
 			rendered := *head
 			// Only the protocol and upstream TLS of the backends that have one.
-			rendered.Backends = renderedBackends(head.Backends)
+			rendered.Backends = renderedBackends(head)
 			c := rendered.Config(true)
 			cfg = &c
 		}

@@ -3,12 +3,18 @@ package openresty
 import "github.com/restyplane/restyplane/api"
 
 // renderedBackends returns what nginx.conf needs of the backends: those of a protocol
-// other than plain HTTP, without their endpoints. Everything else in a backend is pushed
-// to the balancer, never rendered, and leaving it out keeps an endpoint change from
-// costing a render.
-func renderedBackends(all map[string]*api.Backend) map[string]*api.Backend {
+// other than plain HTTP, without their endpoints, and the endpoints of those a server
+// passes TLS to (the stream proxy has no balancer to push them to). Everything else in a
+// backend is pushed to the balancer, never rendered, and leaving it out keeps an
+// endpoint change from costing a render.
+func renderedBackends(st *api.State) map[string]*api.Backend {
 	out := map[string]*api.Backend{}
-	for name, b := range all {
+	passed := st.PassthroughBackends()
+	for name, b := range st.Backends {
+		if passed[name] {
+			out[name] = &api.Backend{Name: b.Name, Protocol: b.Protocol, UpstreamTLS: b.UpstreamTLS, Version: b.Version, Endpoints: b.Endpoints}
+			continue
+		}
 		if b.Protocol == "" || b.Protocol == api.ProtocolHTTP {
 			continue
 		}
@@ -19,8 +25,14 @@ func renderedBackends(all map[string]*api.Backend) map[string]*api.Backend {
 
 // sameUpstreams reports whether two states speak to their backends alike: the same
 // protocol and upstream TLS for every backend that changed, and the same versions of the
-// client certificates any backend presents (their files are named by content).
+// client certificates any backend presents (their files are named by content), and the
+// same version of every backend a server passes TLS to (its endpoints are rendered).
 func sameUpstreams(a, b *api.State) bool {
+	for name := range b.PassthroughBackends() {
+		if x, y := a.Backends[name], b.Backends[name]; x == nil || y == nil || x.Version != y.Version {
+			return false
+		}
+	}
 	for name, y := range b.Backends {
 		x := a.Backends[name]
 		switch {

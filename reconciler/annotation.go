@@ -39,6 +39,8 @@ type annotations struct {
 	timeouts        *api.Timeouts
 	// sslRedirect is whether plain HTTP is redirected to HTTPS on the Ingress's TLS hosts.
 	sslRedirect bool
+	// sslPassthrough hands the TLS connections of the Ingress's hosts to a backend.
+	sslPassthrough bool
 	// ignored are the annotations the Ingress is served without, as "name: why".
 	ignored []string
 	// Policies: authAnn is what the auth annotations say; auth is the policy
@@ -52,6 +54,8 @@ type annotations struct {
 	// access and limits are the access lists and limits per client address.
 	access *api.AccessPolicy
 	limits *api.LocationLimits
+	// waf is the web application firewall of the Ingress's locations (policies).
+	waf *api.WAF
 	// http is what the CORS, redirect and upstream HTTP annotations ask.
 	http httpAnnotations
 	// pol is what the body, retry, errors and matching annotations say.
@@ -75,7 +79,7 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 		case api.VerdictRefused:
 			if name == "configuration-snippet" || name == "server-snippet" {
 				snippets = append(snippets, v.Name+": "+v.Why)
-			} else if strings.HasSuffix(name, "-snippet") {
+			} else if strings.HasSuffix(name, "-snippet") && v.Why == whySnippet {
 				snippets = append(snippets, v.Name)
 			} else {
 				refusals = append(refusals, v.Name+" ("+v.Why+")")
@@ -181,16 +185,22 @@ func parseRewrite(get func(string) (string, bool), a *annotations) error {
 // sslRedirectGroup: the client's TLS connection.
 var sslRedirectGroup = annotationGroup{name: "tls", scope: scopeHost, parse: parseSSLRedirect, rules: map[string]annotationRule{
 	"ssl-redirect":    honoured("308 to HTTPS on the Ingress's TLS hosts, true unless set false"),
-	"ssl-passthrough": offIsHarmless(refused(whyTLS)),
+	"ssl-passthrough": honoured("true hands each host's TLS connections, untouched, to the backend of its \"/\" path (else its first path), by the name the client sends (SNI): the client sees the backend's certificate, the Ingress's TLS entries for the host are not used, plain HTTP is still served by its paths; every Ingress of a host must agree"),
 	"ssl-ciphers":     refused(whyTLS), "ssl-prefer-server-ciphers": refused(whyTLS),
 }}
 
-// parseSSLRedirect reads ssl-redirect.
+// parseSSLRedirect reads ssl-redirect and ssl-passthrough.
 func parseSSLRedirect(get func(string) (string, bool), a *annotations) error {
 	if v, ok := get("ssl-redirect"); ok {
 		var err error
 		if a.sslRedirect, err = strconv.ParseBool(v); err != nil {
 			return fmt.Errorf("annotation ssl-redirect: %q is not true or false", v)
+		}
+	}
+	if v, ok := get("ssl-passthrough"); ok {
+		var err error
+		if a.sslPassthrough, err = strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("annotation ssl-passthrough: %q is not true or false", printableValue(v))
 		}
 	}
 	return nil

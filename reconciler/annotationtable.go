@@ -121,12 +121,12 @@ func assembleTable(groups []annotationGroup) map[string]annotationRule {
 
 // snippetGroup: raw nginx configuration, never injected. configuration-snippet and
 // server-snippet are translated into typed fields when every directive has one (see
-// snippettranslate.go) and refused otherwise, naming the directive; the others are
-// refused whatever their value.
+// snippettranslate.go) and refused otherwise, naming the directive; modsecurity-snippet
+// is the WAF group's; the others are refused whatever their value.
 var snippetGroup = annotationGroup{name: "snippets", scope: scopeLocation, parse: parseSnippets, rules: map[string]annotationRule{
 	"configuration-snippet": translated(whyTranslated + "; on every location of the Ingress"),
 	"server-snippet":        translated(whyTranslated + "; its directives on every location of the Ingress, its location blocks (which must answer themselves: return, deny all, a redirect) on each of the Ingress's hosts"),
-	"auth-snippet":          refused(whySnippet), "stream-snippet": refused(whySnippet), "modsecurity-snippet": refused(whySnippet),
+	"auth-snippet":          refused(whySnippet), "stream-snippet": refused(whySnippet),
 }}
 
 // whyTranslated: how snippets are read.
@@ -138,12 +138,6 @@ const whyTranslated = "read by a strict tokenizer of nginx's syntax and translat
 func translated(why string) annotationRule {
 	return annotationRule{verdict: api.VerdictTranslated, why: why}
 }
-
-// wafGroup: the web application firewall, which restyplane does not have.
-var wafGroup = annotationGroup{name: "waf", rules: map[string]annotationRule{
-	"enable-modsecurity": offIsHarmless(refused(whyAccess)), "enable-owasp-core-rules": offIsHarmless(refused(whyAccess)),
-	"modsecurity-transaction-id": refused(whyAccess),
-}}
 
 // observabilityGroup: logs, traces and metrics, which restyplane's settings and /metrics
 // cover for every Ingress at once.
@@ -197,7 +191,8 @@ func classify(name, value string, own bool) (verdict, why string) {
 			return api.VerdictRefused, "no typed equivalent: " + err.Error()
 		}
 		return api.VerdictTranslated, "translated: " + strings.Join(f.became, "; ")
-	case strings.HasSuffix(name, "-snippet"):
+	case strings.HasSuffix(name, "-snippet") && (!ok || r.verdict != api.VerdictHonoured):
+		// A snippet is raw nginx configuration, unless its group translates it.
 		return api.VerdictRefused, whySnippet
 	case !ok && own:
 		return api.VerdictRefused, whyUnknownR

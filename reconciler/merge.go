@@ -41,6 +41,8 @@ type hostBuild struct {
 	tls    *api.ServerTLS
 	// clientTLS is the oldest Ingress's client verification; the others agree.
 	clientTLS *api.ClientTLS
+	// passthrough is where the oldest Ingress passes the host's TLS; the others agree.
+	passthrough *api.Passthrough
 	// policy is the host's server redirects, see hostPolicies.
 	policy hostPolicy
 	// aliases are server-alias hostnames served with the host.
@@ -115,6 +117,10 @@ func (m *merge) claimRoutes(p *plan, routes []route, fallback bool) {
 			rep.warn(ReasonConflict, "%s is not applied: %s", what, why)
 			continue
 		}
+		if why := passthroughConflict(m.hosts[r.host], p, r.host); why != "" {
+			rep.warn(ReasonConflict, "%s is not applied: %s", what, why)
+			continue
+		}
 		if c, ok := m.claims[k]; ok {
 			switch {
 			case fallback && c.fallback && c.ing != p.ing && c.loc.Backend != r.loc.Backend:
@@ -131,7 +137,7 @@ func (m *merge) claimRoutes(p *plan, routes []route, fallback bool) {
 		m.claims[k] = c
 		hb := m.hosts[r.host]
 		if hb == nil {
-			hb = &hostBuild{source: p.ing, clientTLS: p.clientTLS}
+			hb = &hostBuild{source: p.ing, clientTLS: p.clientTLS, passthrough: p.passthrough[r.host]}
 			m.hosts[r.host] = hb
 		}
 		hb.claims = append(hb.claims, c)
@@ -247,6 +253,9 @@ func (m *merge) chooseTLS(mains []*plan) {
 	}
 	for _, host := range slices.Sorted(maps.Keys(byHost)) {
 		hb, ps := m.hosts[host], byHost[host]
+		if hb.passthrough != nil {
+			continue // the backend terminates TLS (ssl-passthrough)
+		}
 		by := ps[0]
 		cert := by.tls[host]
 		hb.tls = &api.ServerTLS{Certificate: cert, Redirect: by.ann.sslRedirect}
@@ -275,6 +284,10 @@ func (m *merge) buildServers() {
 		if hb.clientTLS != nil {
 			c := *hb.clientTLS // the plan's is shared with the cache
 			srv.ClientTLS = &c
+		}
+		if hb.passthrough != nil {
+			pt := *hb.passthrough
+			srv.Passthrough = &pt
 		}
 		m.serverPolicies(srv, hb, host) // policies
 		for _, c := range hb.claims {

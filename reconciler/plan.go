@@ -39,6 +39,8 @@ type plan struct {
 	clientCerts map[string]*api.Certificate
 	// hold marks the plan of a refused Ingress, whose paths answer 503 (holdPlan).
 	hold bool
+	// passthrough maps a host to the backend its TLS connections go to (ssl-passthrough).
+	passthrough map[string]*api.Passthrough
 }
 
 // route is one location on one host.
@@ -114,7 +116,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 		}
 		for _, h := range hosts {
 			loc := api.Location{Path: "/", Match: api.MatchPrefix, Backend: name, Timeouts: ann.timeouts, Auth: p.ann.auth,
-				Access: p.ann.access, Limits: p.ann.limits,
+				Access: p.ann.access, Limits: p.ann.limits, WAF: p.ann.waf,
 				UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
 			p.ann.http.location(&loc) // policies
 			loc = p.withPolicies(loc, db.Service)
@@ -155,6 +157,9 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	}
 	// Policies: client certificates, on hosts with TLS only.
 	if err := p.planClientTLS(snap, hosts); err != nil {
+		return nil, err
+	}
+	if err := p.planPassthrough(hosts); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -198,7 +203,7 @@ func (p *plan) backend(b *networkingv1.IngressBackend, snap *Snapshot) (string, 
 // locations (ingress-nginx treats ImplementationSpecific as a prefix too); Exact is exact.
 func (p *plan) location(path networkingv1.HTTPIngressPath, backend string) (api.Location, error) {
 	l := api.Location{Path: path.Path, Match: api.MatchPrefix, Backend: backend, Timeouts: p.ann.timeouts, Auth: p.ann.auth,
-		Access: p.ann.access, Limits: p.ann.limits,
+		Access: p.ann.access, Limits: p.ann.limits, WAF: p.ann.waf,
 		UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
 	p.ann.http.location(&l) // policies
 	if l.Path == "" {

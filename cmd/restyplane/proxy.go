@@ -40,16 +40,18 @@ const (
 
 // proxyConfig is the OpenResty part of `restyplane serve`.
 type proxyConfig struct {
-	mode      string
-	listen    string
-	tlsListen string
-	prefix    string
-	binary    string
-	modules   string
-	luaPath   string
-	user      string
-	keep      bool
-	logs      string
+	mode              string
+	listen            string
+	tlsListen         string
+	prefix            string
+	binary            string
+	modules           string
+	luaPath           string
+	streamModule      string
+	modSecurityModule string
+	user              string
+	keep              bool
+	logs              string
 }
 
 func (c *proxyConfig) flags(fs *flag.FlagSet) {
@@ -66,6 +68,10 @@ func (c *proxyConfig) flags(fs *flag.FlagSet) {
 		"the openresty or nginx executable (detected) (env RESTYPLANE_NGINX_BINARY)")
 	fs.StringVar(&c.modules, "nginx-modules", env("RESTYPLANE_NGINX_MODULES", strings.Join(d.Modules, ",")),
 		"comma-separated dynamic modules to load, in order (detected) (env RESTYPLANE_NGINX_MODULES)")
+	fs.StringVar(&c.streamModule, "nginx-stream-module", env("RESTYPLANE_NGINX_STREAM_MODULE", d.StreamModule),
+		"the stream module to load when a server passes TLS through, empty when built in (detected) (env RESTYPLANE_NGINX_STREAM_MODULE)")
+	fs.StringVar(&c.modSecurityModule, "nginx-modsecurity-module", env("RESTYPLANE_NGINX_MODSECURITY_MODULE", d.ModSecurityModule),
+		"the ModSecurity module to load when a location has a WAF policy (detected) (env RESTYPLANE_NGINX_MODSECURITY_MODULE)")
 	fs.StringVar(&c.luaPath, "lua-path", env("RESTYPLANE_LUA_PATH", d.LuaPath),
 		"extra lua_package_path entries for lua-resty-core and cjson (detected) (env RESTYPLANE_LUA_PATH)")
 	fs.StringVar(&c.user, "nginx-user", env("RESTYPLANE_NGINX_USER", ""),
@@ -79,7 +85,8 @@ func (c *proxyConfig) flags(fs *flag.FlagSet) {
 // options turns the flags into the instance's options.
 func (c *proxyConfig) options(dataDir string, log *slog.Logger) (nginx.Options, error) {
 	o := nginx.Detect()
-	o.Binary, o.LuaPath, o.User = c.binary, c.luaPath, c.user
+	o.Binary, o.LuaPath, o.User, o.StreamModule = c.binary, c.luaPath, c.user, c.streamModule
+	o.ModSecurityModule = c.modSecurityModule
 	o.Modules = nil
 	for _, m := range strings.Split(c.modules, ",") {
 		if m = strings.TrimSpace(m); m != "" {

@@ -33,7 +33,35 @@ func Detect() Options {
 		o.Modules = []string{debianModuleDir + "/ndk_http_module.so", debianModuleDir + "/ngx_http_lua_module.so"}
 		o.LuaPath = debianLuaPath
 	}
+	o.StreamModule = streamModule(o.Binary)
+	o.ModSecurityModule = debianModule("ngx_http_modsecurity_module.so")
 	return o.withDefaults()
+}
+
+// streamModule returns the stream module to load for TLS passthrough: none when the
+// binary has it built in (`--with-stream`, as OpenResty), Debian's libnginx-mod-stream
+// when it is dynamic there and installed, none otherwise (a passthrough conf then fails
+// nginx -t, saying "unknown directive stream").
+func streamModule(binary string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, binary, "-V").CombinedOutput()
+	for _, f := range strings.Fields(string(out)) {
+		if f == "--with-stream" {
+			return ""
+		}
+	}
+	return debianModule("ngx_stream_module.so")
+}
+
+// debianModule is the path of a module that one of Debian's libnginx-mod-* packages put
+// in place, "" when it is not installed.
+func debianModule(name string) string {
+	m := debianModuleDir + "/" + name
+	if _, err := os.Stat(m); err != nil {
+		return ""
+	}
+	return m
 }
 
 // CheckBinary fails with a message that says what to install when the binary or one of

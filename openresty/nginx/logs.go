@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"io"
 	"os"
 	"syscall"
 	"time"
@@ -34,10 +35,46 @@ func (in *Instance) rotateLogs() {
 				rotated = true
 			}
 		}
+		in.truncateWAFLog()
 		if pid := in.PID(); rotated && pid > 0 {
 			if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
 				in.opts.Logger.Warn("tell nginx to reopen its logs", "pid", pid, "err", err)
 			}
 		}
 	}
+}
+
+// truncateWAFLog keeps ModSecurity's audit log under MaxLogBytes too. ModSecurity opens
+// it once, in the master, and never reopens it on USR1; it appends, so the file is copied
+// to <name>.1 and cut to nothing in place, and the next entry starts it again.
+func (in *Instance) truncateWAFLog() {
+	f := in.l.WAFAuditLog()
+	fi, err := os.Stat(f)
+	if err != nil || fi.Size() <= in.opts.MaxLogBytes {
+		return
+	}
+	if err := copyFile(f, f+".1"); err != nil {
+		in.opts.Logger.Warn("rotate the WAF audit log", "file", f, "err", err)
+	}
+	if err := os.Truncate(f, 0); err != nil {
+		in.opts.Logger.Warn("truncate the WAF audit log", "file", f, "err", err)
+	}
+}
+
+// copyFile copies src to dst, replacing it.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

@@ -20,6 +20,12 @@ type Options struct {
 	// LuaPath is appended to lua_package_path after the instance's own modules, for
 	// lua-resty-core and cjson when they live outside the binary's default path.
 	LuaPath string
+	// StreamModule is the stream module to load when a server passes TLS through; empty
+	// when the binary has it built in.
+	StreamModule string
+	// ModSecurityModule is the ModSecurity connector to load when a location has a WAF
+	// policy (Debian's libnginx-mod-http-modsecurity).
+	ModSecurityModule string
 	// StubStatus says whether the binary has the stub_status module; without it the admin
 	// endpoint answers /stub_status from its own counters.
 	StubStatus bool
@@ -109,15 +115,17 @@ func (o Options) withDefaults() Options {
 func (o Options) RenderOptions(generation string) render.Options {
 	o = o.withDefaults()
 	return render.Options{
-		Generation:  generation,
-		Prefix:      o.Prefix,
-		ProxyListen: o.ProxyListen,
-		TLSListen:   o.TLSListen,
-		Modules:     o.Modules,
-		LuaPath:     o.LuaPath,
-		StubStatus:  o.StubStatus,
-		User:        o.User,
-		WorkerDir:   o.WorkerDir,
-		LogsToStdio: o.LogsTo != nil,
+		Generation:        generation,
+		Prefix:            o.Prefix,
+		ProxyListen:       o.ProxyListen,
+		TLSListen:         o.TLSListen,
+		Modules:           o.Modules,
+		LuaPath:           o.LuaPath,
+		StreamModule:      o.StreamModule,
+		ModSecurityModule: o.ModSecurityModule,
+		StubStatus:        o.StubStatus,
+		User:              o.User,
+		WorkerDir:         o.WorkerDir,
+		LogsToStdio:       o.LogsTo != nil,
 	}
 }

@@ -91,10 +91,34 @@ func (in *Instance) prepare() error {
 	if err := in.l.prepare(); err != nil {
 		return err
 	}
-	if in.opts.WorkerDir == "" {
-		return nil
+	if in.opts.WorkerDir != "" {
+		if err := prepareWorkerDir(in.opts.WorkerDir); err != nil {
+			return err
+		}
 	}
-	return prepareWorkerDir(in.opts.WorkerDir)
+	return prepareStreamDir(in.opts.RenderOptions("").Workers().StreamDir(), in.opts.User)
+}
+
+// prepareStreamDir makes the directory of TLS passthrough's unix sockets. nginx makes
+// its sockets writable by all, and the HTTPS listener's believes the client address its
+// PROXY protocol header names: so only the workers may reach them. Run as root, the
+// directory is root's and the workers' group's, 0710; otherwise the workers are
+// restyplane's own user, and it is 0700.
+func prepareStreamDir(dir, user string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	if os.Geteuid() != 0 {
+		return os.Chmod(dir, 0o700)
+	}
+	_, gid, err := workerUser(user)
+	if err != nil {
+		return err
+	}
+	if err := os.Chown(dir, 0, gid); err != nil {
+		return fmt.Errorf("chown %s: %w", dir, err)
+	}
+	return os.Chmod(dir, 0o710)
 }
 
 // writeWorkerFiles writes the htpasswd files cfg names into the worker directory, which it

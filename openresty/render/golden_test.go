@@ -21,7 +21,8 @@ var update = flag.Bool("update", false, "rewrite the outputs of testdata/render/
 // goldenOptions are the instance facts every golden file renders with.
 var goldenOptions = render.Options{Generation: "1", Prefix: "/srv/restyplane", ProxyListen: "0.0.0.0:80",
 	TLSListen: "0.0.0.0:443", Modules: []string{"/usr/lib/nginx/modules/ngx_http_lua_module.so"},
-	LuaPath: "/usr/share/lua/5.1/?.lua", StubStatus: true}
+	LuaPath: "/usr/share/lua/5.1/?.lua", StubStatus: true, StreamModule: "/usr/lib/nginx/modules/ngx_stream_module.so",
+	ModSecurityModule: "/usr/lib/nginx/modules/ngx_http_modsecurity_module.so"}
 
 // TestGolden renders the config.json of each testdata/render/*.txtar and compares the
 // result with the archive's nginx.conf and push.json, so that a change to what is rendered

@@ -1,6 +1,9 @@
 package render
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"strconv"
+)
 
 // Layout names the files of an instance prefix. Every path the renderer writes into
 // nginx.conf and every file the instance writes comes from here, so the two agree; the
@@ -43,3 +46,19 @@ func (l Layout) DefaultCert() string { return l.Path("certs", "default.crt") }
 
 // DefaultKey is DefaultCert's key.
 func (l Layout) DefaultKey() string { return l.Path("certs", "default.key") }
+
+// StreamDir holds the unix sockets between TLS passthrough's router and the listeners
+// behind it. It lives where the workers can reach it: a worker connects to them.
+func (l Layout) StreamDir() string { return l.Path("stream") }
+
+// HTTPSSocket is where the terminating HTTPS listener takes the connections that TLS
+// passthrough's router does not pass through.
+func (l Layout) HTTPSSocket() string { return l.Path("stream", "https.sock") }
+
+// PassthroughSocket is the socket of the i-th passthrough route.
+func (l Layout) PassthroughSocket(i int) string {
+	return l.Path("stream", "passthrough-"+strconv.Itoa(i)+".sock")
+}
+
+// WAFAuditLog is ModSecurity's audit log: what the WAF rules found in each request.
+func (l Layout) WAFAuditLog() string { return l.Path("logs", "waf-audit.log") }

@@ -94,6 +94,8 @@ type locationView struct {
 	// Cache is the location's response cache, nil without; Expires its expires.
 	Cache   *cacheView
 	Expires string
+	// WAF is the location's web application firewall, nil without one.
+	WAF *wafView
 }
 
 // rewriteView is a prefix location's rewrite as two rewrite directives: RestRe captures
@@ -163,6 +165,9 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 			base := locationView{Server: s.Name, Backend: l.Backend, Headers: l.SetHeaders,
 				DefaultHeaders: headersWithout(l.SetHeaders), Auth: newAuthView(l.Auth),
 				CORS: newCORSConf(l.CORS), Redirect: newRedirectView(l.Redirect), Proxy: newProxyView(l)}
+			if l.Redirect == nil && l.Return == nil && !l.Deny { // a location that answers itself inspects nothing
+				base.WAF = newWAFView(s.EffectiveWAF(&l)) // policies
+			}
 			withUpstream(&base, &l, ups[l.Backend])
 			withHeaderFilters(&base, &l)
 			if base.Cache, err = newCacheView(s.Name, &l); err != nil {

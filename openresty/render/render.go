@@ -30,6 +30,12 @@ type Options struct {
 	// Modules are load_module paths; LuaPath is appended to lua_package_path.
 	Modules []string
 	LuaPath string
+	// StreamModule is the load_module path of nginx's stream module, loaded only when a
+	// server passes TLS through; empty when the binary has it built in.
+	StreamModule string
+	// ModSecurityModule is the load_module path of the ModSecurity connector, loaded only
+	// when a location has a WAF policy; empty when the binary has it built in.
+	ModSecurityModule string
 	// StubStatus serves /stub_status on the admin socket from nginx's module.
 	StubStatus bool
 	// User is the user directive; empty leaves nginx's default.
@@ -65,7 +71,7 @@ func Conf(cfg api.Config, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	t, err := template.New("nginx.conf").Option("missingkey=error").Funcs(template.FuncMap{
-		"q": quote, "qre": regexQuote, "qcap": captureQuote, "qrw": replacementQuote, "qn": nameQuote, "qadd": appendQuote, "lua": luaQuote,
+		"q": quote, "qre": regexQuote, "qcap": captureQuote, "qrw": replacementQuote, "qn": nameQuote, "qadd": appendQuote, "lua": luaQuote, "qwaf": wafQuote,
 	}).Parse(confTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("parse nginx.conf template: %w", err)

@@ -36,6 +36,17 @@ type confView struct {
 	HeaderAdds []headerAdd
 	// Cache says a location caches: the response cache is declared.
 	Cache bool
+	// Passthrough are the stream routes of TLS passthrough (policies). With any, a
+	// router on TLSListen reads each connection's SNI: a passthrough name goes to its
+	// backend, any other to the HTTPS listener on HTTPSSocket, with the client's address
+	// in the PROXY protocol header. HTTPSListen is where the HTTPS servers listen.
+	Passthrough []passthroughView
+	HTTPSListen string
+	HTTPSSocket string
+	// LoadStream is the stream module to load, when passthrough needs it.
+	LoadStream string
+	// LoadModSecurity is the ModSecurity module to load, when a WAF policy needs it.
+	LoadModSecurity string
 }
 
 // realIPView is the realip module's directives: From are CIDRs of api's grammar.
@@ -152,6 +163,10 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 	v.WWW = wwwRedirects(servers)
 	defaultCertFiles(v)
 	v.catchAll()
+	if err := v.passthrough(opts, servers, cfg); err != nil {
+		return nil, err
+	}
+	v.resolveWAF(opts) // policies
 	if err := checkReachable(v, servers, reached); err != nil {
 		return nil, err
 	}
