@@ -49,10 +49,13 @@ func ValidNamespace(field, s string) error {
 
 // Verdicts of an Ingress and of each of its annotations.
 const (
-	VerdictServed   = "served"
-	VerdictRefused  = "refused"
-	VerdictHonoured = "honoured"
-	VerdictIgnored  = "ignored"
+	VerdictServed  = "served"
+	VerdictRefused = "refused"
+	// VerdictTranslated is an Ingress served once annotations without a typed field of
+	// their own (a snippet's directives) are turned into typed fields.
+	VerdictTranslated = "translated"
+	VerdictHonoured   = "honoured"
+	VerdictIgnored    = "ignored"
 )
 
 // IngressVerdict is what restyplane does, or would do, with one Ingress: the answer a

@@ -62,3 +62,9 @@ func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier
 	log.Info("kubernetes reconciler running", "kubeconfig", c.kubeconfig, "controller", c.controller)
 	return rec, done, nil
 }
+
+// evaluate reads the cluster of c and says what restyplane would do with each Ingress.
+func evaluate(ctx context.Context, c migrateConfig) (*api.IngressVerdicts, error) {
+	return reconciler.Evaluate(ctx, reconciler.Options{Kubeconfig: c.kubeconfig, Controller: c.controller,
+		AllowExternalName: c.allowExternal})
+}
