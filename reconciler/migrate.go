@@ -26,7 +26,7 @@ func Evaluate(ctx context.Context, opts Options) (*api.IngressVerdicts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
-	c, err := newCluster(client, opts.Controller, func() {})
+	c, err := newCluster(client, opts.Controller, opts.DefaultBackend, func() {})
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +45,7 @@ func Evaluate(ctx context.Context, opts Options) (*api.IngressVerdicts, error) {
 	}
 	snap.AllowExternalName = opts.AllowExternalName
 	snap.Budgets = opts.Budgets
+	snap.DefaultBackend = opts.DefaultBackend
 	owned := c.ownedNow()
 	t := Translate(snap, nil)
 	out := &api.IngressVerdicts{Ingresses: make([]api.IngressVerdict, 0, len(t.Reports))}

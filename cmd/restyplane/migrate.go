@@ -17,8 +17,10 @@ type migrateConfig struct {
 	kubeconfig    string
 	controller    string
 	allowExternal bool
-	output        string
-	timeout       time.Duration
+	// defaultBackend is namespace/service:port, "" for none.
+	defaultBackend string
+	output         string
+	timeout        time.Duration
 }
 
 func (c *migrateConfig) flags(fs *flag.FlagSet) {
@@ -28,6 +30,8 @@ func (c *migrateConfig) flags(fs *flag.FlagSet) {
 		"IngressClass controller name restyplane answers to, which says which Ingresses it serves already (env RESTYPLANE_INGRESS_CONTROLLER)")
 	fs.BoolVar(&c.allowExternal, "allow-external-name", env("RESTYPLANE_ALLOW_EXTERNAL_NAME", "") == "true",
 		"evaluate as a restyplane that routes to ExternalName Services (env RESTYPLANE_ALLOW_EXTERNAL_NAME=true)")
+	fs.StringVar(&c.defaultBackend, "default-backend", env("RESTYPLANE_DEFAULT_BACKEND", ""),
+		"evaluate as a restyplane whose default backend is this namespace/service:port, as serve's flag (env RESTYPLANE_DEFAULT_BACKEND)")
 	fs.StringVar(&c.output, "o", "table", "output: table or json")
 	fs.DurationVar(&c.timeout, "timeout", time.Minute, "how long to wait for the cluster's objects")
 }
