@@ -65,7 +65,7 @@ func Conf(cfg api.Config, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	t, err := template.New("nginx.conf").Option("missingkey=error").Funcs(template.FuncMap{
-		"q": quote, "qre": regexQuote, "qcap": captureQuote, "qrw": replacementQuote, "qn": nameQuote, "qadd": appendQuote, "lua": luaQuote,
+		"q": quote, "qre": regexQuote, "qcap": captureQuote, "qrw": replacementQuote, "qn": nameQuote, "qadd": appendQuote, "lua": luaQuote, "qauth": authURLQuote,
 	}).Parse(confTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("parse nginx.conf template: %w", err)
