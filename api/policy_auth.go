@@ -27,13 +27,16 @@ type BasicAuth struct {
 // auth_request does: a 2xx lets the request through, 401 and 403 are returned to the
 // client (401 redirects to Signin when set), anything else is a 500.
 type ExternalAuth struct {
-	// URL is the auth service: http or https, a host, an optional port and path.
-	URL string `json:"url" example:"http://auth.internal:8080/verify"`
+	// URL is the auth service: http or https, a host, an optional port, path and query.
+	// The path and query may name the variables of AuthVariables ($host, $scheme,
+	// $escaped_request_uri…); the host may not (ValidExternalAuthURL).
+	URL string `json:"url" example:"http://auth.internal:8080/verify?rd=$escaped_request_uri"`
 	// Method is the subrequest's method, GET if empty.
 	Method string `json:"method,omitempty" enums:"GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS" example:"GET"`
 	// Signin, when set, turns a 401 into a 302 to it, with rd=<the original URL> added
-	// unless its query already has an rd parameter.
-	Signin string `json:"signin,omitempty" example:"https://login.example.com/start"`
+	// unless its query already has an rd parameter. It may name the variables of
+	// AuthVariables, its host too ($host, $http_host or $best_http_host).
+	Signin string `json:"signin,omitempty" example:"https://$host/oauth2/start?rd=$escaped_request_uri"`
 	// ResponseHeaders are headers of the auth service's answer passed to the upstream.
 	ResponseHeaders []string `json:"responseHeaders,omitempty" example:"X-User"`
 	// RequestRedirect is sent to the auth service as X-Auth-Request-Redirect; the
@@ -133,7 +136,7 @@ func (a *LocationAuth) validate() error {
 }
 
 func (e *ExternalAuth) validate() error {
-	if err := ValidAuthURL("auth.external.url", e.URL, false); err != nil {
+	if err := ValidExternalAuthURL("auth.external.url", e.URL); err != nil {
 		return err
 	}
 	switch e.Method {
@@ -142,7 +145,7 @@ func (e *ExternalAuth) validate() error {
 		return Invalid("auth.external.method", "method must be GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS")
 	}
 	if e.Signin != "" {
-		if err := ValidAuthURL("auth.external.signin", e.Signin, true); err != nil {
+		if err := ValidSigninURL("auth.external.signin", e.Signin); err != nil {
 			return err
 		}
 	}

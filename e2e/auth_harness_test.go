@@ -38,11 +38,13 @@ func echoUpstream(t testing.TB, name string) map[string]any {
 }
 
 // authService is a real external auth service: "Bearer good" passes as alice (X-User),
-// "Bearer forbidden" is 403, anything else 401. It keeps the headers of the last request.
+// "Bearer forbidden" is 403, anything else 401. It keeps the headers and the URI of the
+// last request.
 type authService struct {
-	mu   sync.Mutex
-	last http.Header
-	url  string
+	mu      sync.Mutex
+	last    http.Header
+	lastURI string
+	url     string
 }
 
 func newAuthService(t testing.TB) *authService {
@@ -59,6 +61,7 @@ func newAuthServiceOn(t testing.TB, ip string) *authService {
 	ep := serveOn(t, ip, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
 		a.last = r.Header.Clone()
+		a.lastURI = r.RequestURI
 		a.mu.Unlock()
 		switch r.Header.Get("Authorization") {
 		case "Bearer good":
@@ -74,6 +77,12 @@ func newAuthServiceOn(t testing.TB, ip string) *authService {
 	}))
 	a.url = fmt.Sprintf("http://%s/verify", net.JoinHostPort(ip, fmt.Sprint(ep["port"])))
 	return a
+}
+
+func (a *authService) lastRequestURI() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lastURI
 }
 
 func (a *authService) lastHeader(name string) string {

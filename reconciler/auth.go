@@ -30,8 +30,8 @@ type authAnnotations struct {
 var authGroup = annotationGroup{name: "auth", scope: scopeLocation, rules: map[string]annotationRule{
 	"auth-type": honoured("basic (digest is refused)"), "auth-secret": honoured("an Opaque Secret of the Ingress's own namespace; another namespace's is refused"),
 	"auth-secret-type": honoured("auth-file or auth-map"), "auth-realm": honoured(""),
-	"auth-url": honoured("http(s)://host[:port][/path], no nginx variables"), "auth-method": honoured(""),
-	"auth-signin":           honoured("a 401 redirects there with rd=<the original URL>; no nginx variables"),
+	"auth-url": honoured("http(s)://host[:port][/path][?query]; the path and query may name $host, $http_host, $best_http_host, $scheme, $pass_access_scheme, $request_uri, $escaped_request_uri, the host may not (the auth Service's name is resolved under the address rules)"), "auth-method": honoured(""),
+	"auth-signin":           honoured("a 401 redirects there with rd=<the original URL> unless its query has rd; it may name the variables auth-url may, its host too ($host, $http_host, $best_http_host)"),
 	"auth-response-headers": honoured(""), "auth-request-redirect": honoured("sent as X-Auth-Request-Redirect"),
 	"auth-cache-key": refused(whyAuthCache), "auth-cache-duration": refused(whyAuthCache),
 	"auth-proxy-set-headers":     refused(whyAccess),
@@ -77,7 +77,7 @@ func parseAuth(get func(string) (string, bool)) (authAnnotations, error) {
 		a.auth = &api.LocationAuth{Basic: &api.BasicAuth{Realm: realm}}
 	}
 	if u, ok := get("auth-url"); ok {
-		if err := api.ValidAuthURL("auth-url", u, false); err != nil {
+		if err := api.ValidExternalAuthURL("auth-url", u); err != nil {
 			return a, fmt.Errorf("annotation auth-url: %w", err)
 		}
 		// The proxy sends the subrequest, with the client's headers, where the URL says:

@@ -51,12 +51,19 @@ type cluster struct {
 	changes changes
 	// controller is the IngressClass controller whose Ingresses the handlers watch for.
 	controller string
+	// defaultService is the "namespace/name" of the controller-wide default backend's
+	// Service, "" without one: it counts whatever the Ingresses reference.
+	defaultService string
 }
 
 // newCluster sets up the informers; enqueue is called, and must not block, on every change
-// that can alter the translation of controller's Ingresses.
-func newCluster(client *clients, controller string, enqueue func()) (*cluster, error) {
+// that can alter the translation of controller's Ingresses or of the default backend d
+// (nil without one).
+func newCluster(client *clients, controller string, d *DefaultBackend, enqueue func()) (*cluster, error) {
 	c := &cluster{controller: controller}
+	if d != nil {
+		c.defaultService = d.serviceKey()
+	}
 	all := metav1.NamespaceAll
 	classInf := addInformer(c, &networkingv1.IngressClass{}, client.networking.IngressClasses(), "", nil)
 	ingInf := addInformer(c, &networkingv1.Ingress{}, client.networking.Ingresses(all), "",
@@ -99,6 +106,12 @@ func newCluster(client *clients, controller string, enqueue func()) (*cluster, e
 	// which a sync can take without translating every Ingress again (endpointsOnly).
 	sliceChanged := func(obj any) {
 		svc := sliceServiceKey(obj)
+		if svc != "" && svc == c.defaultService {
+			// The default backend is no Ingress's: endpointsOnly does not know it.
+			c.changes.everything()
+			enqueue()
+			return
+		}
 		if refs, _ := c.ingIndex.ByIndex(byService, svc); c.ownsAny(refs...) {
 			c.changes.endpoints(svc)
 			enqueue()
@@ -117,7 +130,14 @@ func newCluster(client *clients, controller string, enqueue func()) (*cluster, e
 		// An Ingress that leaves restyplane's classes counts too: it must be taken out.
 		{inf: ingInf, on: always, keep: func(obj any) bool { return c.ownsAny(obj) },
 			changed: func(old, new any) bool { return ingressChanged(old, new) && c.ownsAny(old, new) }},
-		{inf: svcInf, on: referenced(byService, objectKey)},
+		{inf: svcInf, on: func(obj any) {
+			if objectKey(obj) == c.defaultService {
+				c.changes.everything()
+				enqueue()
+				return
+			}
+			referenced(byService, objectKey)(obj)
+		}},
 		{inf: sliceInf, on: sliceChanged},
 		{inf: secretInf, on: referenced(bySecret, objectKey)},
 		{inf: authInf, on: referenced(byAuthSecret, objectKey)},
@@ -230,6 +250,11 @@ func (c *cluster) snapshot(controller string, cache *translationCache) (*Snapsho
 func (c *cluster) snapshotOf(ings []*networkingv1.Ingress, cache *translationCache) (*Snapshot, error) {
 	snap := NewSnapshot()
 	snap.cache = cache
+	if c.defaultService != "" {
+		if err := c.addService(snap, c.defaultService); err != nil {
+			return nil, err
+		}
+	}
 	for _, ing := range ings {
 		snap.Ingresses = append(snap.Ingresses, ing)
 		for _, key := range ingressServiceKeys(ing) {

@@ -37,8 +37,11 @@ type claim struct {
 // hostBuild collects the server of one host.
 type hostBuild struct {
 	source *networkingv1.Ingress // the oldest Ingress routing on the host
-	claims []*claim
-	tls    *api.ServerTLS
+	// defaultSource is the controller-wide default backend's Service, the source of a
+	// server no Ingress routes on (source is nil then).
+	defaultSource *api.Source
+	claims        []*claim
+	tls           *api.ServerTLS
 	// clientTLS is the oldest Ingress's client verification; the others agree.
 	clientTLS *api.ClientTLS
 	// passthrough is where the oldest Ingress passes the host's TLS; the others agree.
@@ -279,8 +282,14 @@ func (m *merge) chooseTLS(mains []*plan) {
 func (m *merge) buildServers() {
 	for _, host := range slices.Sorted(maps.Keys(m.hosts)) {
 		hb := m.hosts[host]
+		src := api.Source{}
+		if hb.source != nil {
+			src = sourceOf(hb.source)
+		} else {
+			src = *hb.defaultSource
+		}
 		srv := &api.Server{Name: serverName(host), Hostnames: append([]string{host}, hb.aliases...), TLS: hb.tls,
-			Locations: make([]api.Location, 0, len(hb.claims)), Source: sourceOf(hb.source)}
+			Locations: make([]api.Location, 0, len(hb.claims)), Source: src}
 		if hb.clientTLS != nil {
 			c := *hb.clientTLS // the plan's is shared with the cache
 			srv.ClientTLS = &c
@@ -310,6 +319,10 @@ func (m *merge) buildServers() {
 			continue
 		}
 		if err := srv.Validate(); err != nil {
+			if hb.source == nil {
+				m.t.DefaultBackendProblem = fmt.Sprintf("server for host %s is not applied: %v", host, err)
+				continue
+			}
 			m.t.Reports[ingressKey(hb.source)].warn(ReasonConflict, "server for host %s is not applied: %v", host, err)
 			continue
 		}

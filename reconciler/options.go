@@ -39,6 +39,9 @@ type Options struct {
 	// otherwise: their name is resolved by the proxy, and could reach what the proxy's
 	// network reaches.
 	AllowExternalName bool
+	// DefaultBackend, when set, answers what no Ingress routes, and the codes of
+	// custom-http-errors on Ingresses without a default-backend of their own.
+	DefaultBackend *DefaultBackend
 	// Budgets bound what each namespace's Ingresses may put on the proxy; zero fields
 	// take DefaultBudgets.
 	Budgets Budgets

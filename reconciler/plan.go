@@ -58,7 +58,11 @@ func planFor(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	}
 	secrets = append(secrets, authSecretKeys(ing)...) // policies
 	secrets = append(secrets, caSecretKeys(ing)...)
-	version := string(ing.UID) + "/" + planVersion(ing, ingressServiceKeys(ing), secrets, snap)
+	services := ingressServiceKeys(ing)
+	if snap.DefaultBackend != nil && usesDefaultBackend(ing) {
+		services = append(services, snap.DefaultBackend.serviceKey())
+	}
+	version := string(ing.UID) + "/" + planVersion(ing, services, secrets, snap)
 	return snap.cache.plansMemo().get(ingressKey(ing), version, func() (*plan, error) { return planIngress(ing, snap) })
 }
 
@@ -80,7 +84,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 	}
 	// Policies: the backend that answers the intercepted error codes.
 	if p.errorsBackend, err = p.planErrors(snap); err != nil {
-		return nil, fmt.Errorf("annotation default-backend: %w", err)
+		return nil, err
 	}
 	var hosts []string
 	for i, rule := range ing.Spec.Rules {

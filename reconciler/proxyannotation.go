@@ -41,7 +41,7 @@ var proxyGroup = annotationGroup{name: "proxy", scope: scopeLocation, rules: map
 	"proxy-next-upstream-timeout": honoured("seconds, or a duration"), "proxy-next-upstream-tries": honoured("0-11, the first try included"),
 	"use-regex":                      honoured("this Ingress's paths, Exact too, become regexes anchored at their start; on a host with a regex path every path is a regex, tried longest first, as in ingress-nginx; case-sensitive (ingress-nginx's are ~*), and other Ingresses' Prefix paths keep the Kubernetes prefix rule").at(scopeHost),
 	"server-alias":                   honoured("more hostnames for the Ingress's first host; each is claimed for the namespace like a host, and one held by another namespace is left out and reported").at(scopeHost),
-	"custom-http-errors":             honoured("needs default-backend, which answers the codes with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port and X-Request-ID"),
+	"custom-http-errors":             honoured("needs default-backend, or restyplane's --default-backend, which answers the codes with X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port and X-Request-ID"),
 	"default-backend":                honoured("a Service of the Ingress's namespace (its first port); alone it answers 502, 503 and 504, the answers of a Service with no endpoint that answers"),
 	"proxy-busy-buffers-size":        ignored("restyplane sets it to proxy-buffer-size, which keeps nginx's sizes consistent"),
 	"disable-proxy-intercept-errors": ignored(whyNotImpl),
@@ -175,7 +175,8 @@ func parseRetry(get func(string) (string, bool)) (*api.RetryPolicy, error) {
 }
 
 // parseErrors reads custom-http-errors ("404,503") and default-backend (a Service of the
-// Ingress's namespace). Codes without default-backend have nowhere to go: refused.
+// Ingress's namespace). Codes without default-backend go to the controller-wide default
+// backend, or are refused where there is none (planErrors).
 func parseErrors(get func(string) (string, bool)) ([]int, string, error) {
 	codesV, hasCodes := get("custom-http-errors")
 	svc, hasSvc := get("default-backend")
@@ -192,9 +193,6 @@ func parseErrors(get func(string) (string, bool)) ([]int, string, error) {
 			return defaultBackendCodes, svc, nil
 		}
 		return nil, "", nil
-	}
-	if !hasSvc {
-		return nil, "", fmt.Errorf("annotation custom-http-errors needs default-backend, the Service that answers them")
 	}
 	var codes []int
 	for _, c := range strings.Split(codesV, ",") {

@@ -41,7 +41,7 @@ func TestParseProxyAnnotations(t *testing.T) {
 	for name, v := range map[string]string{
 		"proxy-body-size": "10 m", "proxy-buffers-number": "2", "proxy-max-temp-file-size": "1k",
 		"proxy-next-upstream": "error http_418", "proxy-next-upstream-tries": "12",
-		"proxy-next-upstream-timeout": "soon", "custom-http-errors": "404", "default-backend": "other/pages",
+		"proxy-next-upstream-timeout": "soon", "custom-http-errors": "404,nope", "default-backend": "other/pages",
 		"use-regex": "yes", "server-alias": "bad_host",
 	} {
 		if _, err := parseAnnotations(map[string]string{nginxPrefix + name: v}); err == nil || !strings.Contains(err.Error(), name) {

@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"fmt"
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -26,10 +27,24 @@ func errorServiceKeys(ing *networkingv1.Ingress) []string {
 
 // planErrors adds the backend of default-backend's Service (its first port, as in
 // ingress-nginx; port 80 while the Service is missing) and returns its name, "" without it.
+// custom-http-errors without default-backend is answered by the controller-wide default
+// backend, as in ingress-nginx, and refused where there is none.
 func (p *plan) planErrors(snap *Snapshot) (string, error) {
 	svc := p.ann.pol.errorService
 	if svc == "" {
-		return "", nil
+		if len(p.ann.pol.errorCodes) == 0 {
+			return "", nil
+		}
+		d := snap.DefaultBackend
+		if d == nil {
+			return "", fmt.Errorf("annotation custom-http-errors needs default-backend, the Service that answers them, or restyplane's --default-backend")
+		}
+		be, err := d.backend(snap)
+		if err != nil {
+			return "", fmt.Errorf("annotation custom-http-errors: %w", err)
+		}
+		p.backends[be.Name] = be
+		return be.Name, nil
 	}
 	port := networkingv1.ServiceBackendPort{Number: 80}
 	if s := snap.Services[p.ing.Namespace+"/"+svc]; s != nil && len(s.Spec.Ports) > 0 {
@@ -39,7 +54,11 @@ func (p *plan) planErrors(snap *Snapshot) (string, error) {
 			port = networkingv1.ServiceBackendPort{Number: s.Spec.Ports[0].Port}
 		}
 	}
-	return p.backend(&networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: svc, Port: port}}, snap)
+	name, err := p.backend(&networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: svc, Port: port}}, snap)
+	if err != nil {
+		return "", fmt.Errorf("annotation default-backend: %w", err)
+	}
+	return name, nil
 }
 
 // withPolicies gives a location the Ingress's proxy, retry and errors policies; ref is the
@@ -137,4 +156,15 @@ func (m *merge) addAliases(mains []*plan, owners *hostOwners) {
 			}
 		}
 	}
+}
+
+// usesDefaultBackend reports whether the Ingress's custom-http-errors go to the
+// controller-wide default backend: it has codes and no default-backend of its own.
+func usesDefaultBackend(ing *networkingv1.Ingress) bool {
+	has := func(name string) bool {
+		_, a := ing.Annotations[ownPrefix+name]
+		_, b := ing.Annotations[nginxPrefix+name]
+		return a || b
+	}
+	return has("custom-http-errors") && !has("default-backend")
 }

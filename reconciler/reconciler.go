@@ -45,6 +45,20 @@ func New(store Store, opts Options) (*Reconciler, error) {
 			return nil, fmt.Errorf("status address: %w", err)
 		}
 	}
+	cfg, err := restConfig(opts, "restyplane-reconciler")
+	if err != nil {
+		return nil, err
+	}
+	client, err := newClients(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	return &Reconciler{store: store, client: client, opts: opts, log: opts.Logger.With("component", "reconciler")}, nil
+}
+
+// restConfig is how opts reach the API server: its Config, its kubeconfig, or the pod's
+// in-cluster configuration, named userAgent.
+func restConfig(opts Options, userAgent string) (*rest.Config, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		var err error
@@ -63,12 +77,8 @@ func New(store Store, opts Options) (*Reconciler, error) {
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
-	cfg.UserAgent = "restyplane-reconciler"
-	client, err := newClients(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes client: %w", err)
-	}
-	return &Reconciler{store: store, client: client, opts: opts, log: opts.Logger.With("component", "reconciler")}, nil
+	cfg.UserAgent = userAgent
+	return cfg, nil
 }
 
 // Run reconciles until ctx is done. It stands for the Lease, and while it holds it runs the

@@ -18,6 +18,8 @@ type Snapshot struct {
 	Secrets  map[string]*corev1.Secret
 	// AllowExternalName lets Ingresses route to ExternalName Services.
 	AllowExternalName bool
+	// DefaultBackend, when set, answers what no Ingress routes (see DefaultBackend).
+	DefaultBackend *DefaultBackend
 	// Budgets bound each namespace's share of the proxy (see Budgets).
 	Budgets Budgets
 	// Claims are the stored hostname claims, by hostname.

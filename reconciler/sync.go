@@ -22,7 +22,7 @@ func (r *Reconciler) lead(ctx context.Context) error {
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "restyplane-reconciler"})
-	c, err := newCluster(r.client, r.opts.Controller, func() { queue.Add(syncKey) })
+	c, err := newCluster(r.client, r.opts.Controller, r.opts.DefaultBackend, func() { queue.Add(syncKey) })
 	if err != nil {
 		cancel()
 		queue.ShutDown()
@@ -169,6 +169,9 @@ func (r *Reconciler) translateAll(ctx context.Context, c *cluster, cache *transl
 	}
 	head := r.store.Head()
 	t := Translate(snap, head)
+	if t.DefaultBackendProblem != "" {
+		r.log.Warn("the default backend is not served", "problem", t.DefaultBackendProblem)
+	}
 	// The claims are stored before the objects they let through: a claim is the input
 	// of every later sync, so a crash in between only repeats this sync's write.
 	if err := r.store.ClaimHostnames(ctx, t.Claims, t.Releases); err != nil {
@@ -188,5 +191,6 @@ func (r *Reconciler) readClaims(ctx context.Context, snap *Snapshot) error {
 	}
 	snap.AllowExternalName = r.opts.AllowExternalName
 	snap.Budgets = r.opts.Budgets
+	snap.DefaultBackend = r.opts.DefaultBackend
 	return nil
 }

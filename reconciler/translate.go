@@ -21,6 +21,9 @@ type Translation struct {
 	CACertificates map[string]*api.CACertificate
 	// Reports has one entry per Ingress of the snapshot, keyed "namespace/name".
 	Reports map[string]*Report
+	// DefaultBackendProblem says why the controller-wide default backend is not served,
+	// "" when it is or there is none.
+	DefaultBackendProblem string
 	// Claims and Releases are the hostname claims to store before the objects are written.
 	Claims, Releases []api.HostnameClaim
 }
@@ -54,6 +57,8 @@ type Translation struct {
 //     entry for the host.
 //   - A default backend serves "/" on its Ingress's hosts (and on the catch-all server for
 //     an Ingress without rules) only where no path claims "/", the oldest one first.
+//   - The controller-wide default backend (Snapshot.DefaultBackend) serves "/" on every
+//     host, the catch-all included, where nothing else does, after every Ingress.
 //   - A canary Ingress attaches its backend to the backend that routes the same host+path
 //     (which, being one per Service port, splits that Service port's traffic everywhere).
 func Translate(snap *Snapshot, head *api.State) *Translation {
@@ -136,6 +141,7 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	for _, p := range canaries {
 		m.attachCanary(p)
 	}
+	m.addDefaultBackend(snap)
 	m.addAliases(mains, owners) // policies
 	m.chooseTLS(mains)
 	m.buildServers()

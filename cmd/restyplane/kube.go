@@ -45,9 +45,16 @@ func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier
 	if !c.enabled() {
 		return nil, nil, nil
 	}
+	var def *reconciler.DefaultBackend
+	if c.defaultBackend != "" {
+		var err error
+		if def, err = reconciler.ParseDefaultBackend(c.defaultBackend); err != nil {
+			return nil, nil, fmt.Errorf("--default-backend: %w", err)
+		}
+	}
 	rec, err := reconciler.New(applyingStore{Store: st, applier: applier}, reconciler.Options{Kubeconfig: c.kubeconfig, Controller: c.controller,
 		StatusAddress: c.statusAddress, LeaseNamespace: c.leaseNamespace, Identity: c.identity,
-		AllowExternalName: c.allowExternal, Logger: log.With("component", "reconciler"),
+		AllowExternalName: c.allowExternal, DefaultBackend: def, Logger: log.With("component", "reconciler"),
 		Budgets: reconciler.Budgets{Ingresses: c.maxIngresses, Locations: c.maxLocations, CertificateBytes: int64(c.maxCertBytes)}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes reconciler: %w", err)
@@ -63,4 +70,17 @@ func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier
 	}()
 	log.Info("kubernetes reconciler running", "kubeconfig", c.kubeconfig, "controller", c.controller)
 	return rec, done, nil
+}
+
+// evaluate reads the cluster of c and says what restyplane would do with each Ingress.
+func evaluate(ctx context.Context, c migrateConfig) (*api.IngressVerdicts, error) {
+	var def *reconciler.DefaultBackend
+	if c.defaultBackend != "" {
+		var err error
+		if def, err = reconciler.ParseDefaultBackend(c.defaultBackend); err != nil {
+			return nil, fmt.Errorf("--default-backend: %w", err)
+		}
+	}
+	return reconciler.Evaluate(ctx, reconciler.Options{Kubeconfig: c.kubeconfig, Controller: c.controller,
+		AllowExternalName: c.allowExternal, DefaultBackend: def})
 }

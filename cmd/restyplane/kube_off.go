@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/server"
 	"github.com/restyplane/restyplane/store"
 )
@@ -20,4 +21,10 @@ func startReconciler(_ context.Context, c kubeConfig, _ *store.Store, _ server.A
 	}
 	return nil, nil, fmt.Errorf("this restyplane was built without Kubernetes (the nokube tag of `make run`); " +
 		"build the full binary with `make build`, or run the image, to serve a cluster's Ingresses")
+}
+
+// evaluate of a build without Kubernetes says how to get one that reads a cluster.
+func evaluate(context.Context, migrateConfig) (*api.IngressVerdicts, error) {
+	return nil, fmt.Errorf("this restyplane was built without Kubernetes (the nokube tag of `make run`); " +
+		"build the full binary with `make build` to evaluate a cluster's Ingresses")
 }

@@ -19,6 +19,8 @@ type kubeConfig struct {
 	leaseNamespace string
 	identity       string
 	allowExternal  bool
+	// defaultBackend is namespace/service:port, "" for none.
+	defaultBackend string
 	// The per-namespace budgets; 0 takes the reconciler's default.
 	maxIngresses, maxLocations, maxCertBytes int
 }
@@ -36,6 +38,8 @@ func (c *kubeConfig) flags(fs *flag.FlagSet) {
 		"this replica's name in the Lease (host name and a random suffix) (env RESTYPLANE_LEASE_IDENTITY)")
 	fs.BoolVar(&c.allowExternal, "allow-external-name", env("RESTYPLANE_ALLOW_EXTERNAL_NAME", "") == "true",
 		"route Ingresses to ExternalName Services, refused otherwise; names of this machine, link-local or metadata addresses stay refused (env RESTYPLANE_ALLOW_EXTERNAL_NAME=true)")
+	fs.StringVar(&c.defaultBackend, "default-backend", env("RESTYPLANE_DEFAULT_BACKEND", ""),
+		"namespace/service:port of a Service that answers what no Ingress routes (every host's / where no path claims it, unknown hosts) and the custom-http-errors of Ingresses without a default-backend annotation (env RESTYPLANE_DEFAULT_BACKEND)")
 	fs.IntVar(&c.maxIngresses, "namespace-max-ingresses", envInt("RESTYPLANE_NAMESPACE_MAX_INGRESSES"),
 		"Ingresses served per namespace, the newest refused past it; 0: 1000 (env RESTYPLANE_NAMESPACE_MAX_INGRESSES)")
 	fs.IntVar(&c.maxLocations, "namespace-max-locations", envInt("RESTYPLANE_NAMESPACE_MAX_LOCATIONS"),

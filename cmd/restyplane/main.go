@@ -1,5 +1,7 @@
 // Command restyplane is the control plane for OpenResty: `restyplane serve` runs the REST
-// API, the web UI and the applier; `restyplane version` prints the build.
+// API, the web UI and the applier; `restyplane agent` runs a data plane; `restyplane
+// migrate` reports on a cluster's Ingresses before they move; `restyplane version` prints
+// the build.
 package main
 
 import (
@@ -23,6 +25,9 @@ Usage:
                              applier of its own OpenResty (serve -h for flags)
   restyplane agent [flags]   run a data plane: follow a control plane's feed and apply it to
                              this machine's OpenResty (agent -h for flags)
+  restyplane migrate [flags] print what restyplane would do with every Ingress of a
+                             cluster, of every class, if they moved over; writes nothing
+                             (migrate -h for flags)
   restyplane version         print the version
 `
 
@@ -49,6 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		err = serve(ctx, args[1:], stdout, stderr)
 	case "agent":
 		err = agent(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		err = migrate(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "restyplane", version)
 		return nil

@@ -26,6 +26,25 @@ type extAuthView struct {
 	RequestRedirect          string
 	Headers                  []authHeader
 	HostHeader, SNI, Refused string
+	// Define are the variables of api.AuthVariables that URL names and nginx does not
+	// define itself, which the subrequest's location defines (see authVarDefinitions).
+	Define []authVarDefinition
+}
+
+// authVarDefinition defines one of ingress-nginx's auth variables in the subrequest's
+// location: Name is a name of api.AuthVariables, Set an nginx variable it copies, or,
+// with Lua set, the value is the original request URI, URI-escaped.
+type authVarDefinition struct {
+	Name, Set string
+	Lua       bool
+}
+
+// authVarDefinitions are the variables of api.AuthVariables that nginx lacks: ingress-nginx
+// defines them in its own configuration, and restyplane in each subrequest that names them.
+var authVarDefinitions = map[string]authVarDefinition{
+	"best_http_host":      {Name: "best_http_host", Set: "$http_host"},
+	"pass_access_scheme":  {Name: "pass_access_scheme", Set: "$scheme"},
+	"escaped_request_uri": {Name: "escaped_request_uri", Lua: true},
 }
 
 // authHeader passes one header of the auth service's answer upstream. Var and Upstream
@@ -48,6 +67,14 @@ func newAuthView(a *api.LocationAuth) *authView {
 	}
 	if e := a.External; e != nil {
 		x := &extAuthView{URL: e.URL, Method: e.Method, Signin: e.Signin, RequestRedirect: e.RequestRedirect}
+		names, _ := api.AuthURLVariables("url", e.URL) // validated; authURLQuote checks again
+		seen := map[string]bool{}
+		for _, n := range names {
+			if d, ok := authVarDefinitions[n]; ok && !seen[n] {
+				seen[n] = true
+				x.Define = append(x.Define, d)
+			}
+		}
 		if x.Method == "" {
 			x.Method = "GET"
 		}

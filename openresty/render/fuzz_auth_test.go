@@ -17,6 +17,21 @@ type authInput struct {
 // benign maps the input to placeholders that make the same decisions in the renderer.
 func (in authInput) benign() authInput {
 	b := authInput{htpasswd: "h", url: "http://a", header: "X-U"}
+	// The variables the subrequest's location defines: the same ones, in the same order.
+	if names, err := api.AuthURLVariables("url", in.url); err == nil {
+		seen, q := map[string]bool{}, ""
+		for _, n := range names {
+			if n == "best_http_host" || n == "pass_access_scheme" || n == "escaped_request_uri" {
+				if !seen[n] {
+					seen[n] = true
+					q += "&v=$" + n
+				}
+			}
+		}
+		if q != "" {
+			b.url = "http://a/?" + q[1:]
+		}
+	}
 	if in.realm != "" {
 		b.realm = "r"
 	}
@@ -90,6 +105,12 @@ var authSeeds = []authInput{
 	{"", "a", "https://[::1]/v", "", "", "X-Email", ""},
 	{`r" ; return 200 "x`, "a;b", "http://a/$host", "GET;", "https://s/\"]]..os.exit()--", "X-A;B", `$request_uri`},
 	{"a}b{c", "x", "http://a/b c", "POST", "https://s/?rd=1'", "X", "r\nq"},
+	// Auth variables: only the listed ones, only where the grammar has them.
+	{"", "a", "http://a/v?rd=$escaped_request_uri&s=$pass_access_scheme&h=$best_http_host&e=$escaped_request_uri", "",
+		"https://$host/oauth2/start?rd=$escaped_request_uri", "X-A", ""},
+	{"", "a", "http://a/?x=$host$request_uri;proxy_pass", "", "https://$host;/x", "X-A", ""},
+	{"", "a", "http://a/?x=${host}", "", "https://$remote_addr/?rd=$lua", "X-A", ""},
+	{"", "a", "http://a/?x=$scheme\"", "", "https://s/?rd=$scheme://$http_host$request_uri\"]]", "X-A", ""},
 }
 
 func FuzzRenderAuth(f *testing.F) {

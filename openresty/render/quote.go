@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"strings"
+
+	"github.com/restyplane/restyplane/api"
 )
 
 // quote writes s as one double-quoted nginx token. Validation in api already keeps every
@@ -13,6 +15,15 @@ import (
 func quote(s string) (string, error) {
 	if strings.ContainsRune(s, '$') {
 		return "", fmt.Errorf("value %q contains '$', which nginx would expand as a variable", s)
+	}
+	return quoteRaw(s)
+}
+
+// authURLQuote quotes an external auth's URL, in which nginx expands '$': every '$' must
+// start a variable of api.AuthVariables, which the proxy defines, never another.
+func authURLQuote(s string) (string, error) {
+	if _, err := api.AuthURLVariables("url", s); err != nil {
+		return "", fmt.Errorf("auth URL %q: %w", s, err)
 	}
 	return quoteRaw(s)
 }
