@@ -165,7 +165,7 @@ func testBadIngresses(t *testing.T, k *kube) {
 	badIng := kubetest.Ingress(ki.ns, "bad", ingressClass, kubetest.Path{Host: bad, Path: "/", Service: "web", Port: 80})
 	badIng.Annotations = map[string]string{"nginx.ingress.kubernetes.io/proxy-read-timeout": "soon"}
 	snippetIng := kubetest.Ingress(ki.ns, "snippet", ingressClass, kubetest.Path{Host: snippet, Path: "/", Service: "web", Port: 80})
-	snippetIng.Annotations = map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "return 200 'owned';"}
+	snippetIng.Annotations = map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "content_by_lua_block { ngx.say('owned') }"}
 	k.c.Create(t, badIng, snippetIng)
 
 	e := ki.event("bad", "Skipped")
