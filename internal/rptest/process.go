@@ -73,6 +73,10 @@ type Options struct {
 	// HTTPS says the Args serve the API over TLS (--tls-cert, --tls-key) for the host
 	// name "localhost": API is then https://localhost:port and Client must trust it.
 	HTTPS bool
+	// Binary is the restyplane to run; empty means Binary's build.
+	Binary string
+	// Credential runs restyplane as another user; nil runs it as the test's.
+	Credential *syscall.Credential
 }
 
 // Process is a running `restyplane serve`.
@@ -116,7 +120,14 @@ func Start(tb testing.TB, o Options) *Process {
 		DataDir: o.DataDir, Logs: &LockedBuffer{}, tb: tb, opts: o}
 	args := append([]string{"serve", "--listen", o.API, "--data-dir", o.DataDir,
 		"--proxy-listen", o.Proxy, "--tls-listen", o.TLS}, o.Args...)
-	p.cmd = exec.Command(Binary(tb), args...)
+	bin := o.Binary
+	if bin == "" {
+		bin = Binary(tb)
+	}
+	p.cmd = exec.Command(bin, args...)
+	if o.Credential != nil {
+		p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: o.Credential}
+	}
 	p.cmd.Env = append(append(os.Environ(), "RESTYPLANE_ADMIN_TOKEN="+o.Token), o.Env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.Logs, p.Logs
 	if err := p.cmd.Start(); err != nil {
