@@ -161,6 +161,9 @@ func testBadIngresses(t *testing.T, k *kube) {
 	good, bad, snippet, later := ki.host("good"), ki.host("bad"), ki.host("snippet"), ki.host("later")
 	k.c.Create(t, kubetest.Ingress(ki.ns, "good", ingressClass, kubetest.Path{Host: good, Path: "/", Service: "web", Port: 80}))
 	ki.servedBy(good, "a", time.Now(), 5*time.Second)
+	// One answer of the new config is no proof that the next one will be: workers of the
+	// previous generation answer until the reload is confirmed.
+	ki.waitSynced()
 
 	badIng := kubetest.Ingress(ki.ns, "bad", ingressClass, kubetest.Path{Host: bad, Path: "/", Service: "web", Port: 80})
 	badIng.Annotations = map[string]string{"nginx.ingress.kubernetes.io/proxy-read-timeout": "soon"}
@@ -178,6 +181,7 @@ func testBadIngresses(t *testing.T, k *kube) {
 	}
 	t.Logf("Warning events: bad: %q; snippet: %q", ki.event("bad", "Skipped").Message, e.Message)
 
+	ki.waitSynced()
 	ki.wantFrom(good, "/", "a")
 	created := time.Now()
 	k.c.Create(t, kubetest.Ingress(ki.ns, "later", ingressClass, kubetest.Path{Host: later, Path: "/", Service: "web", Port: 80}))
