@@ -3,6 +3,8 @@ package reconciler
 import (
 	"testing"
 
+	networkingv1 "k8s.io/api/networking/v1"
+
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
@@ -49,5 +51,27 @@ func TestRefusedIngressFailsClosed(t *testing.T) {
 	}
 	if len(got) != 2 {
 		t.Fatalf("locations %+v: want / routed and /admin answering 503", srv.Locations)
+	}
+}
+
+// TestWildcardTLSEntry: a TLS entry naming *.example.com, as ingress-nginx accepts it,
+// serves the rule hosts it covers with its certificate; a deeper name is not covered.
+func TestWildcardTLSEntry(t *testing.T) {
+	const ns = "shop"
+	cert, key := kubetest.SelfSigned(t, "*.example.com")
+	ing := aged(kubetest.Ingress(ns, "web", "c",
+		kubetest.Path{Host: "a.example.com", Path: "/", Service: "web", Port: 80},
+		kubetest.Path{Host: "b.c.example.com", Path: "/", Service: "web", Port: 80}), 0)
+	ing.Spec.TLS = []networkingv1.IngressTLS{{Hosts: []string{"*.example.com"}, SecretName: "wild"}}
+	tr := Translate(snapshotOf(ing, kubetest.Service(ns, "web", 80), kubetest.TLSSecret(ns, "wild", cert, key),
+		kubetest.EndpointSlice(ns, "web", "web-1", 8080, kubetest.Endpoint{Address: "10.0.0.2"})), nil)
+	if rep := tr.Reports[ns+"/web"]; !rep.Applied {
+		t.Fatalf("not applied: %+v", rep.Problems)
+	}
+	if s := tr.Servers[serverName("a.example.com")]; s == nil || s.TLS == nil {
+		t.Fatalf("a.example.com is not served over TLS: %+v", s)
+	}
+	if s := tr.Servers[serverName("b.c.example.com")]; s == nil || s.TLS != nil {
+		t.Fatalf("b.c.example.com, which *.example.com does not cover, has TLS: %+v", s)
 	}
 }

@@ -88,6 +88,30 @@ func tlsRefusal(tlsHosts, ruleHosts []string, c *api.Certificate) string {
 	return ""
 }
 
+// tlsHostsFor returns the hosts a TLS entry's hosts stand for: a rule host as it is, and
+// a wildcard that no rule names ("*.example.com", as ingress-nginx accepts it) for each
+// rule host it covers (one whole leftmost label, RFC 6125). A wildcard entry thus serves
+// the Ingress's own hosts only, never the names of other Ingresses it would cover.
+func tlsHostsFor(tlsHosts, ruleHosts []string) []string {
+	var out []string
+	for _, h := range tlsHosts {
+		if slices.Contains(ruleHosts, h) || !strings.HasPrefix(h, "*.") {
+			out = append(out, h)
+			continue
+		}
+		n := len(out)
+		for _, r := range ruleHosts {
+			if r != api.CatchAllHostname && certCovers([]string{h}, r) && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+		if len(out) == n {
+			out = append(out, h) // refused: it covers none of the rules' hosts
+		}
+	}
+	return out
+}
+
 // certCovers says whether a certificate's DNS names cover host as RFC 6125 allows: an
 // exact name, or a wildcard "*.rest" standing for exactly one whole leftmost label. A
 // wildcard host is covered by the same wildcard only.

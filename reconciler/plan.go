@@ -143,7 +143,7 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tls[%d]: %w", i, err)
 		}
-		tlsHosts := t.Hosts
+		tlsHosts := tlsHostsFor(t.Hosts, hosts)
 		if len(tlsHosts) == 0 {
 			// An entry without hosts covers the hosts of the Ingress's rules.
 			tlsHosts = hosts
@@ -286,6 +286,7 @@ const defaultCert = ""
 // work, with a certificate clients do not trust unless a load balancer in front of the
 // proxy terminates TLS for them. The entry's hosts must be the Ingress's own.
 func (p *plan) defaultTLS(i int, tlsHosts, hosts []string) {
+	tlsHosts = tlsHostsFor(tlsHosts, hosts)
 	if len(tlsHosts) == 0 {
 		tlsHosts = hosts
 	}
