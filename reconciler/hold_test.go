@@ -75,3 +75,19 @@ func TestWildcardTLSEntry(t *testing.T) {
 		t.Fatalf("b.c.example.com, which *.example.com does not cover, has TLS: %+v", s)
 	}
 }
+
+// TestRedirectHostWithoutPaths: a rule of a host and no paths, with permanent-redirect,
+// redirects every request of the host, as ingress-nginx's server for it does.
+func TestRedirectHostWithoutPaths(t *testing.T) {
+	ing := aged(&networkingv1.Ingress{}, 0, nginxPrefix+"permanent-redirect", "https://new.example.com/")
+	ing.Namespace, ing.Name = "shop", "old"
+	ing.Spec.Rules = []networkingv1.IngressRule{{Host: "old.example.com"}}
+	tr := Translate(snapshotOf(ing), nil)
+	if rep := tr.Reports["shop/old"]; !rep.Applied {
+		t.Fatalf("not applied: %+v", rep.Problems)
+	}
+	s := tr.Servers[serverName("old.example.com")]
+	if s == nil || len(s.Locations) != 1 || s.Locations[0].Redirect == nil || s.Locations[0].Backend != "" {
+		t.Fatalf("server %+v, want one location that redirects", s)
+	}
+}

@@ -95,7 +95,14 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 			return nil, fmt.Errorf("rules[%d].host: %w", i, err)
 		}
 		hosts = append(hosts, host)
-		if rule.HTTP == nil {
+		if rule.HTTP == nil || len(rule.HTTP.Paths) == 0 {
+			// A host with no paths is ingress-nginx's server of the default backend; with
+			// a redirect annotation its "/" redirects, which needs no backend.
+			if ann.http.redirect != nil {
+				l := api.Location{Path: "/", Match: api.MatchPrefix}
+				ann.http.location(&l)
+				p.routes = append(p.routes, route{host: host, loc: l})
+			}
 			continue
 		}
 		for j, path := range rule.HTTP.Paths {
