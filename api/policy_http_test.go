@@ -59,3 +59,22 @@ func TestWWWPartner(t *testing.T) {
 		}
 	}
 }
+
+// TestCORSHeaderNames: CORS header lists take every RFC 9110 token (real Ingresses list
+// names such as X_Custom_ID or X.Trace), "*" the Fetch wildcard among them; nothing else.
+func TestCORSHeaderNames(t *testing.T) {
+	valid := func(headers ...string) error {
+		c := &CORS{AllowOrigins: []string{"*"}, AllowHeaders: headers}
+		return c.validate()
+	}
+	for _, hs := range [][]string{{"X_Custom_ID", "X.Trace", "Content-Type"}, {"*"}, {"x~y", "a|b", "q!"}} {
+		if err := valid(hs...); err != nil {
+			t.Errorf("%q: %v, want nil", hs, err)
+		}
+	}
+	for _, hs := range [][]string{{"X Space"}, {"X;Y"}, {"X{Y}"}, {"X\"Y"}, {""}} {
+		if err := valid(hs...); ErrorCode(err) != EInvalid {
+			t.Errorf("%q: %v, want invalid", hs, err)
+		}
+	}
+}

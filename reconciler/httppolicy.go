@@ -30,7 +30,7 @@ type httpAnnotations struct {
 var httpGroup = annotationGroup{name: "http", scope: scopeLocation, rules: map[string]annotationRule{
 	"enable-cors":        honoured("a preflight is answered 204 by the proxy; other requests get the CORS headers on the upstream's answer"),
 	"cors-allow-origin":  honoured("*, or origins http(s)://host[:port], a host may start with *. for one subdomain label"),
-	"cors-allow-methods": honoured(""), "cors-allow-headers": honoured("header names (letters, digits, '-')"),
+	"cors-allow-methods": honoured(""), "cors-allow-headers": honoured("header names (RFC 9110 tokens; * is the Fetch wildcard)"),
 	"cors-expose-headers": honoured("header names (letters, digits, '-')"), "cors-allow-credentials": honoured(""),
 	"cors-max-age":            honoured(""),
 	"permanent-redirect":      honoured("an absolute http(s) URL or a path, no nginx variables; the location needs no upstream then"),

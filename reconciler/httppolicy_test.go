@@ -32,7 +32,7 @@ func TestParseHTTPPolicyAnnotations(t *testing.T) {
 			want: httpAnnotations{ignored: []string{"cors-allow-origin: enable-cors is not true, so CORS is off (as in ingress-nginx)"}}},
 		{name: "origin regex", in: map[string]string{ng + "enable-cors": "true", ng + "cors-allow-origin": "https://(.*).test"}, wantErr: "cors-allow-origin"},
 		{name: "origin with a path", in: map[string]string{ng + "enable-cors": "true", ng + "cors-allow-origin": "https://a.test/"}, wantErr: "cors-allow-origin"},
-		{name: "header wildcard", in: map[string]string{ng + "enable-cors": "true", ng + "cors-expose-headers": "*"}, wantErr: "cors-expose-headers"},
+		{name: "header name with a brace", in: map[string]string{ng + "enable-cors": "true", ng + "cors-allow-headers": "X{Y}"}, wantErr: "cors-allow-headers"},
 		{name: "credentials", in: map[string]string{ng + "enable-cors": "true", ng + "cors-allow-credentials": "yes please"}, wantErr: "cors-allow-credentials"},
 		{name: "permanent", in: map[string]string{ng + "permanent-redirect": "https://new.test/x"}, want: httpAnnotations{redirect: &api.Redirect{URL: "https://new.test/x", Code: 301}}},
 		{name: "permanent 308", in: map[string]string{ng + "permanent-redirect": "/x", ng + "permanent-redirect-code": "308"}, want: httpAnnotations{redirect: &api.Redirect{URL: "/x", Code: 308}}},
@@ -114,4 +114,17 @@ func problems(r *Report) string {
 		out = append(out, p.Message)
 	}
 	return strings.Join(out, "; ")
+}
+
+// TestCORSHeaderLists: cors-allow-headers and cors-expose-headers take RFC 9110 tokens, as
+// real Ingresses list them (X_Custom_ID, X.Trace), and the Fetch wildcard *.
+func TestCORSHeaderLists(t *testing.T) {
+	a, err := parseAnnotations(map[string]string{nginxPrefix + "enable-cors": "true",
+		nginxPrefix + "cors-allow-headers": "X_Custom_ID, X.Trace, Content-Type", nginxPrefix + "cors-expose-headers": "*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := a.http.cors; c == nil || strings.Join(c.AllowHeaders, " ") != "X_Custom_ID X.Trace Content-Type" || strings.Join(c.ExposeHeaders, " ") != "*" {
+		t.Fatalf("cors = %+v", a.http.cors)
+	}
 }
