@@ -82,7 +82,7 @@ func runKubeBench(b *testing.B) *kubeBenchResult {
 	rptest.Binary(b) // built before any clock starts
 	ns := newNetns(b)
 	c := kubetest.StartT(b)
-	kubeconfig := writeKubeconfig(b, c.Config)
+	kubeconfig := c.Kubeconfig(b)
 	c.Create(b, kubetest.IngressClass(ingressClass, reconciler.DefaultController, false))
 	var ups []*nsUpstream
 	for i := 0; i < benchUpstreams; i++ {

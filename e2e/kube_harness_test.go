@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,9 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/restyplane/restyplane/reconciler"
 	"github.com/restyplane/restyplane/reconciler/kubetest"
@@ -37,30 +32,9 @@ type kube struct {
 func newKube(t testing.TB) *kube {
 	t.Helper()
 	k := &kube{ns: newNetns(t), c: kubetest.StartT(t)}
-	k.kubeconfig = writeKubeconfig(t, k.c.Config)
+	k.kubeconfig = k.c.Kubeconfig(t)
 	k.c.Create(t, kubetest.IngressClass(ingressClass, reconciler.DefaultController, false))
 	return k
-}
-
-// writeKubeconfig writes a kubeconfig file that reaches the API server as cfg does, for the
-// restyplane binary's --kubeconfig.
-func writeKubeconfig(t testing.TB, cfg *rest.Config) string {
-	t.Helper()
-	u, err := url.Parse(cfg.Host)
-	if err != nil || u.Host == "" {
-		t.Fatalf("envtest's API server address %q is not a URL: %v", cfg.Host, err)
-	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: "https://" + u.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["envtest"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData,
-		Token: cfg.BearerToken, Username: cfg.Username, Password: cfg.Password}
-	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "envtest"}
-	kc.CurrentContext = "envtest"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatalf("write kubeconfig: %v", err)
-	}
-	return path
 }
 
 // kubeInstance is one test's restyplane, reconciling from the cluster, with the namespace

@@ -2,16 +2,11 @@ package web_test
 
 import (
 	"context"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/restyplane/restyplane/internal/rptest"
 	"github.com/restyplane/restyplane/reconciler"
@@ -36,7 +31,7 @@ func TestIngressesShowsEachAnnotationsVerdict(t *testing.T) {
 	c.Create(t, svc, safe, locked, other)
 
 	p := rptest.Start(t, rptest.Options{Token: adminSecret, Reason: "browser test setup",
-		Args: []string{"--kubeconfig", writeKubeconfig(t, c.Config), "--lease-namespace", ns, "--lease-identity", "web"}})
+		Args: []string{"--kubeconfig", c.Kubeconfig(t), "--lease-namespace", ns, "--lease-identity", "web"}})
 	rp := &restyplane{Process: p, t: t}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -78,27 +73,6 @@ func TestIngressesShowsEachAnnotationsVerdict(t *testing.T) {
 	if got := row("elsewhere"); !strings.Contains(got, "nginx") || !strings.Contains(got, "other") {
 		t.Errorf("the other class's row = %q, want its class marked as another", got)
 	}
-}
-
-// writeKubeconfig writes a kubeconfig that reaches the API server as cfg does, for the
-// restyplane binary's --kubeconfig.
-func writeKubeconfig(t testing.TB, cfg *rest.Config) string {
-	t.Helper()
-	u, err := url.Parse(cfg.Host)
-	if err != nil || u.Host == "" {
-		t.Fatalf("the API server address %q is not a URL: %v", cfg.Host, err)
-	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["kubetest"] = &clientcmdapi.Cluster{Server: "https://" + u.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["kubetest"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData,
-		Token: cfg.BearerToken, Username: cfg.Username, Password: cfg.Password}
-	kc.Contexts["kubetest"] = &clientcmdapi.Context{Cluster: "kubetest", AuthInfo: "kubetest"}
-	kc.CurrentContext = "kubetest"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatalf("write kubeconfig: %v", err)
-	}
-	return path
 }
 
 // Without a cluster the view says so instead of failing.
