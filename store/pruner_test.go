@@ -36,14 +36,24 @@ func TestPrunerRunsUntilCancelled(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// The prune's audit event is written after its revisions are gone: wait for it too.
+	audit := func() []api.AuditEvent {
+		ev, err := s.AuditEvents(context.Background(), api.AuditFilter{Action: api.AuditPrune})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	for len(audit()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	cancel()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the pruner did not stop with its context")
 	}
-	ev, _ := s.AuditEvents(context.Background(), api.AuditFilter{Action: api.AuditPrune})
-	if len(ev) != 1 || ev[0].Actor != "retention" {
+	if ev := audit(); len(ev) != 1 || ev[0].Actor != "retention" {
 		t.Fatalf("pruner audit = %+v", ev)
 	}
 }
