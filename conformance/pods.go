@@ -3,20 +3,13 @@ package conformance
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log"
-	"net"
-	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
@@ -140,151 +133,6 @@ func (r *podRunner) stop() {
 	r.logFile.Close()
 }
 
-// sync makes what runs for the Pod key match the Pod.
-func (r *podRunner) sync(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	pod, err := r.lister.Pods(ns).Get(name)
-	if apierrors.IsNotFound(err) || err == nil && pod.DeletionTimestamp != nil {
-		r.teardown(key)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	r.mu.Lock()
-	cur := r.pods[key]
-	r.mu.Unlock()
-	if cur != nil && (cur.uid != pod.UID || cur.ip != pod.Status.PodIP) {
-		r.teardown(key)
-		cur = nil
-	}
-	if pod.Status.Phase != corev1.PodRunning || pod.Status.PodIP == "" {
-		return nil
-	}
-	if cur != nil && cur.proc != nil {
-		if done, err := cur.proc.exited(); done {
-			r.log.Printf("%s: the program exited (%v): %s", key, err, cur.proc.tail(2000))
-			r.teardown(key)
-			cur = nil
-		}
-	}
-	if cur == nil {
-		if cur, err = r.start(ctx, key, pod); err != nil {
-			return err
-		}
-	}
-	if podReady(pod) {
-		return nil
-	}
-	if cur.proc != nil {
-		if err := answers(pod.Status.PodIP, probePort(pod.Spec.Containers[0]), 20*time.Second); err != nil {
-			return err
-		}
-	}
-	return r.markReady(ctx, pod)
-}
-
-// start runs the Pod's container in a new network namespace holding its IP.
-func (r *podRunner) start(ctx context.Context, key string, pod *corev1.Pod) (*runningPod, error) {
-	ip, err := netip.ParseAddr(pod.Status.PodIP)
-	if err != nil {
-		return nil, fmt.Errorf("pod IP %q: %w", pod.Status.PodIP, err)
-	}
-	if len(pod.Spec.Containers) != 1 {
-		return nil, fmt.Errorf("the harness runs Pods of one container; this one has %d", len(pod.Spec.Containers))
-	}
-	// kwok gives a deleted Pod's IP to a new one: the old namespace must be gone first.
-	r.mu.Lock()
-	holder, held := r.ips[ip.String()]
-	_, holderRuns := r.pods[holder]
-	r.mu.Unlock()
-	if held && holder != key {
-		if !holderRuns {
-			return nil, fmt.Errorf("IP %s is still being released by %s", ip, holder)
-		}
-		r.teardown(holder)
-	}
-	c := pod.Spec.Containers[0]
-	dir := filepath.Join(r.dir, "pods", pod.Namespace+"_"+pod.Name+"_"+string(pod.UID))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	var l launch
-	if echoImage(c.Image) {
-		if l, err = resolveContainer(ctx, r.client, pod, c, dir); err != nil {
-			return nil, err
-		}
-	} else {
-		r.log.Printf("%s: image %s is not echo-basic: the Pod gets its network and is Ready, but runs no program", key, c.Image)
-	}
-	rp := &runningPod{uid: pod.UID, ip: ip.String()}
-	if rp.netns, err = r.net.add(ip); err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	r.pods[key], r.ips[rp.ip] = rp, key
-	r.mu.Unlock()
-	if echoImage(c.Image) {
-		cmd := exec.Command("ip", append([]string{"netns", "exec", rp.netns, r.echo}, l.args...)...)
-		cmd.Env = l.env
-		if rp.proc, err = startProc(key, filepath.Join(dir, "echo-basic.log"), cmd); err != nil {
-			r.teardown(key)
-			return nil, err
-		}
-	}
-	r.log.Printf("%s: started at %s in %s (%s)", key, rp.ip, rp.netns, strings.Join(l.env, " "))
-	return rp, nil
-}
-
-// teardown ends the Pod's program and removes its namespace, then frees its IP.
-func (r *podRunner) teardown(key string) {
-	r.mu.Lock()
-	rp := r.pods[key]
-	delete(r.pods, key)
-	r.mu.Unlock()
-	if rp == nil {
-		return
-	}
-	if rp.proc != nil {
-		rp.proc.stop(5 * time.Second)
-	}
-	if err := r.net.remove(rp.netns); err != nil {
-		r.log.Printf("%s: %v", key, err)
-	}
-	r.mu.Lock()
-	if r.ips[rp.ip] == key {
-		delete(r.ips, rp.ip)
-	}
-	r.mu.Unlock()
-	r.log.Printf("%s: stopped at %s", key, rp.ip)
-}
-
-// markReady sets the Pod's Ready and ContainersReady conditions, and its containers'
-// readiness, as a kubelet does once its readiness probe passes.
-func (r *podRunner) markReady(ctx context.Context, pod *corev1.Pod) error {
-	p := pod.DeepCopy()
-	now := metav1.Now()
-	for _, t := range []corev1.PodConditionType{corev1.PodReady, corev1.ContainersReady} {
-		setCondition(&p.Status, corev1.PodCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: now})
-	}
-	for i := range p.Status.ContainerStatuses {
-		started := true
-		p.Status.ContainerStatuses[i].Ready, p.Status.ContainerStatuses[i].Started = true, &started
-	}
-	_, err := r.client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
-	if apierrors.IsConflict(err) {
-		// kwok or Kubernetes wrote the Pod meanwhile; the informer brings the new one back.
-		return fmt.Errorf("mark Ready: %w", err)
-	}
-	if err == nil {
-		r.log.Printf("%s/%s: Ready at %s", p.Namespace, p.Name, p.Status.PodIP)
-	}
-	return err
-}
-
 // running returns the Pods that have a program or a network, by key, with their IPs.
 func (r *podRunner) running() map[string]string {
 	r.mu.Lock()
@@ -308,51 +156,4 @@ func (r *podRunner) procs() []*proc {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
-func setCondition(st *corev1.PodStatus, c corev1.PodCondition) {
-	for i := range st.Conditions {
-		if st.Conditions[i].Type == c.Type {
-			st.Conditions[i] = c
-			return
-		}
-	}
-	st.Conditions = append(st.Conditions, c)
-}
-
-// probePort is the port the container's program answers on: echo-basic's HTTP (or TCP)
-// port, 3000 unless its environment says otherwise.
-func probePort(c corev1.Container) string {
-	for _, e := range c.Env {
-		if (e.Name == "HTTP_PORT" || e.Name == "TCP_PORT") && e.Value != "" {
-			return e.Value
-		}
-	}
-	return "3000"
-}
-
-// answers waits until a TCP connection to ip:port succeeds.
-func answers(ip, port string, within time.Duration) error {
-	addr := net.JoinHostPort(ip, port)
-	deadline := time.Now().Add(within)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("nothing answers on %s after %v: %w", addr, within, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
