@@ -23,6 +23,9 @@ import (
 // answer, and one slow Pod must not hold the others.
 const podWorkers = 4
 
+// podResync is how often every Pod is synced again without a change.
+const podResync = 30 * time.Second
+
 // podRunner plays the part of a kubelet that kwok leaves out, for the Pods on the
 // harness's node: for each Running Pod with an IP it runs the container's program in a
 // network namespace holding that IP, and marks the Pod Ready once the program answers;
@@ -69,7 +72,9 @@ func startPodRunner(client kubernetes.Interface, node string, n *podNetwork, ech
 		log: log.New(logFile, "", log.Ltime|log.Lmicroseconds), logPath: logPath, logFile: logFile,
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 2*time.Second)),
 		pods:  map[string]*runningPod{}, ips: map[string]string{}}
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+	// The periodic resync brings every Pod back to sync, which restarts a program that
+	// exited, as a kubelet restarts a container.
+	factory := informers.NewSharedInformerFactoryWithOptions(client, podResync, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.FieldSelector = "spec.nodeName=" + node
 	}))
 	inf := factory.Core().V1().Pods()
@@ -81,12 +86,14 @@ func startPodRunner(client kubernetes.Interface, node string, n *podNetwork, ech
 	if _, err := inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: enqueue,
 		UpdateFunc: func(_, obj any) { enqueue(obj) }, DeleteFunc: enqueue}); err != nil {
 		cancel()
+		logFile.Close()
 		return nil, err
 	}
 	r.lister = inf.Lister()
 	factory.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), inf.Informer().HasSynced) {
 		cancel()
+		logFile.Close()
 		return nil, errors.New("the Pod informer did not sync")
 	}
 	r.wg.Add(podWorkers)
