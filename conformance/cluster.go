@@ -30,6 +30,7 @@ type Cluster struct {
 	dir      string
 	net      *podNetwork
 	pods     *podRunner
+	logs     *logServer
 	programs []*proc
 }
 
@@ -74,6 +75,9 @@ func StartCluster(tb testing.TB) *Cluster {
 	})
 	if c.pods, err = startPodRunner(kc.Client, nodeName, c.net, echo, c.dir); err != nil {
 		tb.Fatalf("conformance: start the Pod runner: %v", err)
+	}
+	if c.logs, err = startLogServer(c.net.gateway.AsSlice(), c.pods.logOf); err != nil {
+		tb.Fatalf("conformance: %v", err)
 	}
 	c.waitNodeReady(tb, 2*time.Minute)
 	return c

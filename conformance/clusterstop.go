@@ -22,10 +22,13 @@ func (c *Cluster) PIDs() []int {
 	return pids
 }
 
-// stop ends the Pods' programs and namespaces, then kwok, the scheduler and the
+// stop ends the log endpoint, the Pods' programs and namespaces, then kwok, the scheduler and the
 // controller manager (the API server stops after, in kubetest's cleanup), then removes the
 // Pod network. The programs' logs are shown when the test failed.
 func (c *Cluster) stop(tb testing.TB) {
+	if c.logs != nil {
+		c.logs.close()
+	}
 	if c.pods != nil {
 		c.pods.stop()
 	}

@@ -25,12 +25,12 @@ func startControllerManager(bin, dir, kubeconfig, saKey string) (*proc, error) {
 	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--leader-elect=false", "--secure-port=0",
 		"--controllers", strings.Join(kcmControllers, ","),
 		"--service-account-private-key-file", saKey, "--node-monitor-grace-period", nodeMonitorGrace)
-	return startProc("kube-controller-manager", filepath.Join(dir, "kube-controller-manager.log"), cmd)
+	return startProc("kube-controller-manager", filepath.Join(dir, "kube-controller-manager.log"), cmd, false)
 }
 
 // startScheduler runs kube-scheduler as the cluster's administrator. It serves no port of
 // its own.
 func startScheduler(bin, dir, kubeconfig string) (*proc, error) {
 	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--leader-elect=false", "--secure-port=0")
-	return startProc("kube-scheduler", filepath.Join(dir, "kube-scheduler.log"), cmd)
+	return startProc("kube-scheduler", filepath.Join(dir, "kube-scheduler.log"), cmd, false)
 }

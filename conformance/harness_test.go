@@ -23,7 +23,8 @@ import (
 // suite's own code, and checks what the suite relies on from it: every Deployment's Pods
 // Ready, each echo Pod answering as itself on its own IP (HTTP, gRPC, TCP, and HTTPS with
 // the certificate of its Secret volume), EndpointSlices listing exactly the Ready Pods'
-// IPs, a deleted Pod's program gone and its replacement answering; and, once the test
+// IPs, the requests in the Pods' logs read through the API server (as the mirror tests
+// read them), a deleted Pod's program gone and its replacement answering; and, once the test
 // is over, nothing left running and no network namespace left.
 func TestHarness(t *testing.T) {
 	var pids []int
@@ -36,10 +37,12 @@ func TestHarness(t *testing.T) {
 	applyBase(t, cl)
 	namespaces := []string{suite.InfrastructureNamespace, suite.AppBackendNamespace, suite.WebBackendNamespace}
 	deploymentsReady(t, c, namespaces, 3*time.Minute)
+	asked := metav1.Now()
 	for _, ns := range namespaces {
 		podsAnswer(t, c, ns)
 		slicesMatchPods(t, c, ns)
 	}
+	podLogsShow(t, c, suite.InfrastructureNamespace, "infra-backend-v1", asked)
 	replacedPodAnswers(t, c, suite.InfrastructureNamespace, "infra-backend-v1")
 	if err := c.Alive(); err != nil {
 		t.Error(err)
@@ -116,6 +119,33 @@ func deploymentsReady(t *testing.T, c *Cluster, namespaces []string, within time
 			t.Fatalf("Deployments not Ready within %v: %v (%v)", within, waiting, err)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// podLogsShow checks that the log of each Pod of the Deployment, read through the API
+// server since the time asked, shows the request podsAnswer made, and that a log since a
+// later time does not.
+func podLogsShow(t *testing.T, c *Cluster, ns, deployment string, asked metav1.Time) {
+	t.Helper()
+	const line = "Echoing back request made to /whoami to client"
+	later := metav1.NewTime(time.Now().Add(2 * time.Second))
+	for _, p := range podsOf(t, c, ns) {
+		if p.Labels["app"] != deployment {
+			continue
+		}
+		for _, tc := range []struct {
+			since metav1.Time
+			want  bool
+		}{{asked, true}, {later, false}} {
+			b, err := c.Client.CoreV1().Pods(ns).GetLogs(p.Name, &corev1.PodLogOptions{Container: deployment, SinceTime: &tc.since}).
+				DoRaw(context.Background())
+			if err != nil {
+				t.Fatalf("log of Pod %s/%s: %v", ns, p.Name, err)
+			}
+			if got := strings.Contains(string(b), line); got != tc.want {
+				t.Errorf("log of Pod %s/%s since %v has %q: %v, want %v; log:\n%s", ns, p.Name, tc.since, line, got, tc.want, b)
+			}
+		}
 	}
 }
 

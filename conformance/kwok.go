@@ -11,7 +11,9 @@ import (
 )
 
 // kwokStages are the lifecycle kwok plays on the harness's node and its Pods. The node
-// becomes Ready with room for any Pod. A Pod it is given becomes Running with an IP from
+// becomes Ready with room for any Pod; its only address is its InternalIP (the API server
+// would try a Hostname first, which resolves nowhere), where the harness serves the
+// kubelet's log endpoint. A Pod it is given becomes Running with an IP from
 // the node's Pod CIDR but not Ready: the harness marks it Ready once the program it runs
 // for it answers, as a kubelet's readiness probe would. A Pod being deleted is deleted at
 // once, as a kubelet does once its containers are gone.
@@ -40,7 +42,7 @@ spec:
       {{ end }}
       addresses:
       - {address: {{ NodeIP | Quote }}, type: InternalIP}
-      - {address: {{ .metadata.name | Quote }}, type: Hostname}
+      daemonEndpoints: {kubeletEndpoint: {Port: %d}}
       allocatable: {cpu: "1k", memory: 1Ti, pods: "1k"}
       capacity: {cpu: "1k", memory: 1Ti, pods: "1k"}
       nodeInfo: {architecture: amd64, operatingSystem: linux, kubeletVersion: kwok, kubeProxyVersion: kwok,
@@ -114,7 +116,8 @@ func startKwok(bin, dir, kubeconfig, node, nodeIP, podCIDR string) (*proc, error
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(stages, []byte(kwokStages), 0o644); err != nil {
+	// The stages name the kubelet port (kwok's own --node-port would make kwok serve it).
+	if err := os.WriteFile(stages, []byte(fmt.Sprintf(kwokStages, kubeletPort)), 0o644); err != nil {
 		return nil, fmt.Errorf("kwok's stages: %w", err)
 	}
 	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--config", stages,
@@ -122,5 +125,5 @@ func startKwok(bin, dir, kubeconfig, node, nodeIP, podCIDR string) (*proc, error
 		// kwok renews the node's Lease, the heartbeat Kubernetes watches.
 		"--node-lease-duration-seconds", "40")
 	cmd.Env = append(os.Environ(), "HOME="+home)
-	return startProc("kwok", filepath.Join(dir, "kwok.log"), cmd)
+	return startProc("kwok", filepath.Join(dir, "kwok.log"), cmd, false)
 }

@@ -58,6 +58,8 @@ type runningPod struct {
 	netns string
 	// proc is the container's program; nil for an image the harness does not run.
 	proc *proc
+	// log is the file of the program's output, in the CRI format.
+	log string
 }
 
 // startPodRunner watches the Pods of node and runs them until stop.
@@ -149,6 +151,17 @@ func (r *podRunner) running() map[string]string {
 		out[k] = p.ip
 	}
 	return out
+}
+
+// logOf returns the log file of the program of the Pod namespace/name, if it runs one.
+func (r *podRunner) logOf(key string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.pods[key]
+	if p == nil || p.proc == nil {
+		return "", false
+	}
+	return p.log, true
 }
 
 // procs returns the programs running for Pods, sorted by key.

@@ -95,7 +95,7 @@ func (r *podRunner) start(ctx context.Context, key string, pod *corev1.Pod) (*ru
 	} else {
 		r.log.Printf("%s: image %s is not echo-basic: the Pod gets its network and is Ready, but runs no program", key, c.Image)
 	}
-	rp := &runningPod{uid: pod.UID, ip: ip.String()}
+	rp := &runningPod{uid: pod.UID, ip: ip.String(), log: filepath.Join(dir, "container.log")}
 	if rp.netns, err = r.net.add(ip); err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func (r *podRunner) start(ctx context.Context, key string, pod *corev1.Pod) (*ru
 	if echoImage(c.Image) {
 		cmd := exec.Command("ip", append([]string{"netns", "exec", rp.netns, r.echo}, l.args...)...)
 		cmd.Env = l.env
-		if rp.proc, err = startProc(key, filepath.Join(dir, "echo-basic.log"), cmd); err != nil {
+		if rp.proc, err = startProc(key, rp.log, cmd, true); err != nil {
 			r.teardown(key)
 			return nil, err
 		}

@@ -20,13 +20,18 @@ type proc struct {
 	err  error
 }
 
-// startProc starts cmd with its output in the file logPath.
-func startProc(name, logPath string, cmd *exec.Cmd) (*proc, error) {
+// startProc starts cmd with its output in the file logPath: as it is, or as a container
+// runtime keeps a container's log when cri is set (see criLog).
+func startProc(name, logPath string, cmd *exec.Cmd, cri bool) (*proc, error) {
 	f, err := os.Create(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("%s's log: %w", name, err)
 	}
 	cmd.Stdout, cmd.Stderr = f, f
+	if cri {
+		l := &criLog{f: f}
+		cmd.Stdout, cmd.Stderr = &criStream{log: l, stream: "stdout"}, &criStream{log: l, stream: "stderr"}
+	}
 	// A process group of its own: a terminal's ^C reaches the test, which stops its
 	// programs in order, and stop can kill whatever the program started.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
