@@ -109,8 +109,8 @@ func clientTLSConflict(hb *hostBuild, p *plan) string {
 	if hb == nil || api.SameClientTLS(hb.clientTLS, p.clientTLS) {
 		return ""
 	}
-	return fmt.Sprintf("older Ingress %s verifies client certificates on it %s, and this Ingress asks %s; every Ingress of a host must agree",
-		ingressKey(hb.source), describeClientTLS(hb.clientTLS), describeClientTLS(p.clientTLS))
+	return fmt.Sprintf("older %s verifies client certificates on it %s, and this Ingress asks %s; every Ingress of a host must agree",
+		hostOwner(hb), describeClientTLS(hb.clientTLS), describeClientTLS(p.clientTLS))
 }
 
 func describeClientTLS(c *api.ClientTLS) string {

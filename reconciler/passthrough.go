@@ -52,8 +52,8 @@ func passthroughConflict(hb *hostBuild, p *plan, host string) string {
 	if hb.passthrough == nil && mine == nil || hb.passthrough != nil && mine != nil && *hb.passthrough == *mine {
 		return ""
 	}
-	return fmt.Sprintf("older Ingress %s passes the host's TLS connections %s, and this Ingress asks %s; every Ingress of a host must agree",
-		ingressKey(hb.source), describePassthrough(hb.passthrough), describePassthrough(mine))
+	return fmt.Sprintf("older %s passes the host's TLS connections %s, and this Ingress asks %s; every Ingress of a host must agree",
+		hostOwner(hb), describePassthrough(hb.passthrough), describePassthrough(mine))
 }
 
 func describePassthrough(pt *api.Passthrough) string {

@@ -1,0 +1,150 @@
+package reconciler
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// GatewayReport is what a sync tells the Gateway API objects of restyplane's classes: the
+// status each is to have, and the Events of each route. Programmed, which waits for the
+// proxy to serve the sync's revision, is decided when the status is written.
+type GatewayReport struct {
+	Controller string
+	Classes    []ClassReport
+	Gateways   []GatewayStatusReport
+	// Routes are keyed "Kind namespace/name".
+	Routes map[string]*RouteReport
+}
+
+// ClassReport is the status of one GatewayClass.
+type ClassReport struct {
+	Class      *gatewayv1.GatewayClass
+	Conditions []metav1.Condition
+	Features   []gatewayv1.SupportedFeature
+}
+
+// GatewayStatusReport is the status of one Gateway. Programmable says whether it is
+// programmed once the proxy serves the sync's revision (and ProgramMsg why not);
+// each listener's in Listeners likewise.
+type GatewayStatusReport struct {
+	Gateway      *gatewayv1.Gateway
+	Accepted     metav1.Condition
+	Programmable bool
+	ProgramMsg   string
+	Listeners    []ListenerReport
+}
+
+// ListenerReport is one listener's status but for Programmed.
+type ListenerReport struct {
+	Status       gatewayv1.ListenerStatus
+	Programmable bool
+	ProgramMsg   string
+}
+
+// RouteReport is what a sync tells one route: its parents' status and its Events.
+type RouteReport struct {
+	Kind    string
+	Route   runtime.Object
+	Meta    *metav1.ObjectMeta
+	Parents []gatewayv1.RouteParentStatus
+	// Applied is whether a location of the route is in the desired state.
+	Applied         bool
+	Problems, Notes []Problem
+}
+
+// report builds the statuses the plan, and the merge it went through, call for.
+func (gp *gatewayPlan) report() *GatewayReport {
+	if gp == nil {
+		return nil
+	}
+	rep := &GatewayReport{Controller: gp.snap.Controller, Routes: map[string]*RouteReport{}}
+	for _, gc := range gp.snap.Classes {
+		c := gp.classes[gc.Name]
+		rep.Classes = append(rep.Classes, ClassReport{Class: gc, Conditions: c.conditions(), Features: classFeatures(gp.snap.GRPCServed)})
+	}
+	for _, rp := range gp.routes {
+		rep.Routes[rp.key()] = gp.routeReport(rp)
+	}
+	for _, g := range gp.gatewayList {
+		rep.Gateways = append(rep.Gateways, g.report())
+	}
+	return rep
+}
+
+// routeReport builds a route's status per parent and counts its attachments.
+func (gp *gatewayPlan) routeReport(rp *routePlan) *RouteReport {
+	r := &RouteReport{Kind: rp.kind, Route: rp.obj, Meta: rp.meta, Applied: rp.applied, Problems: rp.problems, Notes: rp.notes}
+	gen := rp.meta.Generation
+	counted := map[*listenerState]bool{}
+	for _, ps := range rp.parents {
+		accepted := condition(gatewayv1.RouteConditionAccepted, true, gatewayv1.RouteReasonAccepted, "attached, and served where its listeners are", gen)
+		switch {
+		case ps.acceptReason != "":
+			accepted = condition(gatewayv1.RouteConditionAccepted, false, ps.acceptReason, ps.acceptMsg, gen)
+		case rp.refusal != "":
+			accepted = condition(gatewayv1.RouteConditionAccepted, false, rp.refusalReason(), rp.refusal, gen)
+		case !rp.accepted():
+			accepted = condition(gatewayv1.RouteConditionAccepted, false, gatewayv1.RouteReasonUnsupportedValue, joinBounded(rp.invalid), gen)
+		default:
+			for _, l := range ps.listeners {
+				if !counted[l] {
+					counted[l] = true
+					l.attached++
+				}
+			}
+		}
+		refs := condition(gatewayv1.RouteConditionResolvedRefs, true, gatewayv1.RouteReasonResolvedRefs, "every reference is resolved", gen)
+		if rp.refsReason != "" {
+			refs = condition(gatewayv1.RouteConditionResolvedRefs, false, rp.refsReason, rp.refsMsg, gen)
+		}
+		conds := []metav1.Condition{accepted, refs}
+		if len(rp.invalid) > 0 && rp.accepted() && ps.acceptReason == "" {
+			conds = append(conds, condition(gatewayv1.RouteConditionPartiallyInvalid, true, gatewayv1.RouteReasonUnsupportedValue, joinBounded(rp.invalid), gen))
+		}
+		r.Parents = append(r.Parents, gatewayv1.RouteParentStatus{ParentRef: ps.ref,
+			ControllerName: gatewayv1.GatewayController(gp.snap.Controller), Conditions: conds})
+	}
+	return r
+}
+
+// refusalReason is the Accepted condition's reason for a route refused whole.
+func (rp *routePlan) refusalReason() string {
+	for _, p := range rp.problems {
+		if p.Reason == ReasonHostClaimed {
+			return ReasonHostClaimed
+		}
+	}
+	return ReasonConflict
+}
+
+// report builds a Gateway's status, once its routes are counted.
+func (g *gatewayState) report() GatewayStatusReport {
+	gen := g.obj.Generation
+	r := GatewayStatusReport{Gateway: g.obj}
+	valid, invalid := 0, 0
+	for _, l := range g.listeners {
+		lr := l.report(gen)
+		if lr.Programmable {
+			valid++
+		} else {
+			invalid++
+		}
+		r.Listeners = append(r.Listeners, lr)
+	}
+	switch {
+	case g.refusal != "":
+		r.Accepted = condition(gatewayv1.GatewayConditionAccepted, false, g.refusalReason, g.refusal, gen)
+		r.ProgramMsg = g.refusal
+	case valid == 0:
+		r.Accepted = condition(gatewayv1.GatewayConditionAccepted, false, gatewayv1.GatewayReasonListenersNotValid, "no listener can be served", gen)
+		r.ProgramMsg = "no listener can be served"
+	case invalid > 0:
+		r.Accepted = condition(gatewayv1.GatewayConditionAccepted, true, gatewayv1.GatewayReasonListenersNotValid, "some listeners cannot be served; their conditions say why", gen)
+		r.Programmable = true
+	default:
+		r.Accepted = condition(gatewayv1.GatewayConditionAccepted, true, gatewayv1.GatewayReasonAccepted, "every listener is served", gen)
+		r.Programmable = true
+	}
+	return r
+}
