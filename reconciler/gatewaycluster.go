@@ -84,8 +84,12 @@ func newGatewayCluster(client *clients, served gatewayKinds, enqueue func()) (*g
 			changed = labelsChanged
 		}
 		_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(any) { enqueue() },
-			UpdateFunc: func(old, new any) { if changed(old, new) { enqueue() } },
+			AddFunc: func(any) { enqueue() },
+			UpdateFunc: func(old, new any) {
+				if changed(old, new) {
+					enqueue()
+				}
+			},
 			DeleteFunc: func(any) { enqueue() },
 		})
 		if err != nil {

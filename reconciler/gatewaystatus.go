@@ -53,6 +53,18 @@ type RouteReport struct {
 	Problems, Notes []Problem
 }
 
+// generations are the routes' generations by "Kind namespace/name", for messages.
+func (r *GatewayReport) generations() map[string]int64 {
+	if r == nil {
+		return nil
+	}
+	out := make(map[string]int64, len(r.Routes))
+	for k, rr := range r.Routes {
+		out[k] = rr.Meta.Generation
+	}
+	return out
+}
+
 // report builds the statuses the plan, and the merge it went through, call for.
 func (gp *gatewayPlan) report() *GatewayReport {
 	if gp == nil {

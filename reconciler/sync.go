@@ -170,7 +170,7 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep 
 		if err := ctx.Err(); err != nil {
 			return 0, false, err
 		}
-		msg := message(muts, head)
+		msg := message(muts, head, t.Gateway.generations())
 		res, err := r.store.Write(ctx, api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: msg}, muts)
 		if err != nil {
 			return 0, false, fmt.Errorf("write %d changes: %w", len(muts), err)

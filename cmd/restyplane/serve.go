@@ -170,6 +170,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_ = watcher.Run(wctx)
 	}()
 	defer func() { wcancel(); <-wdone }()
+	cfg.kube.httpPort, cfg.kube.httpsPort = listenPort(cfg.proxy.listen), listenPort(cfg.proxy.tlsListen)
 	rec, kubeDone, err := startReconciler(ctx, cfg.kube, st, applier, log)
 	if err != nil {
 		return err
