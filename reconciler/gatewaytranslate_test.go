@@ -1,0 +1,127 @@
+package reconciler
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/reconciler/kubetest"
+)
+
+// TestGatewayRoutesServed: HTTPRoutes become locations of the servers of their hosts,
+// with weighted backends balancing several Services by their weights; of two routes
+// claiming one location the older keeps it and the younger is told; a Service of another
+// namespace is used only with a ReferenceGrant, and without one its rule answers 500.
+func TestGatewayRoutesServed(t *testing.T) {
+	objs := gatewayBase()
+	objs = append(objs, serviceWith("app", "web", "10.0.0.1")...)
+	objs = append(objs, serviceWith("app", "canary", "10.0.0.2", "10.0.0.3")...)
+	objs = append(objs, serviceWith("backend", "shared", "10.0.1.1")...)
+	exact := kubetest.Rule("/exact", []string{"web"})
+	pt := gatewayv1.PathMatchExact
+	exact.Matches[0].Path.Type = &pt
+	shop := routeAged(parentOn(kubetest.HTTPRoute("app", "shop", "", []string{"shop.example.com"},
+		kubetest.Rule("/", []string{"web", "canary"}, 90, 10), kubetest.Rule("/api", []string{"web"}), exact), ""), 10)
+	late := routeAged(parentOn(kubetest.HTTPRoute("app", "late", "", []string{"shop.example.com"},
+		kubetest.Rule("/api", []string{"canary"}), kubetest.Rule("/late", []string{"canary"})), ""), 20)
+	crossRule := kubetest.Rule("/", []string{"shared"})
+	ns := gatewayv1.Namespace("backend")
+	crossRule.BackendRefs[0].Namespace = &ns
+	cross := routeAged(parentOn(kubetest.HTTPRoute("app", "cross", "", []string{"cross.example.com"}, crossRule), ""), 30)
+	granted := routeAged(parentOn(kubetest.HTTPRoute("app", "granted", "", []string{"granted.example.com"}, crossRule), ""), 40)
+	objs = append(objs, shop, late, cross, granted)
+
+	// Without a grant, neither cross-namespace route reaches backend/shared.
+	tr := translateGateway(t, objs...)
+	if got := locationsOf(tr.Servers["k8s.granted.example.com"]); !cmp.Equal(got, []string{"prefix / -> return 500"}) {
+		t.Errorf("granted.example.com without a grant: %v, want a 500", got)
+	}
+	// With one from HTTPRoutes of app, granted's and cross's rules reach it.
+	tr = translateGateway(t, append(objs, grant("backend", gatewayGroup, "HTTPRoute", "app", "Service", "shared"))...)
+	split := "k8s.httproute.app.shop.rule0"
+	want := map[string][]string{
+		"k8s.shop.example.com":    {"prefix / -> " + split, "prefix /api -> k8s.app.web.80", "exact /exact -> k8s.app.web.80", "prefix /late -> k8s.app.canary.80"},
+		"k8s.cross.example.com":   {"prefix / -> k8s.backend.shared.80"},
+		"k8s.granted.example.com": {"prefix / -> k8s.backend.shared.80"},
+	}
+	got := map[string][]string{}
+	for n, s := range tr.Servers {
+		got[n] = locationsOf(s)
+		if s.Source.Object != api.ObjectHTTPRoute || s.Source.Namespace != "app" {
+			t.Errorf("server %s source = %+v, want an HTTPRoute of app", n, s.Source)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("servers (-want +got):\n%s", d)
+	}
+	var eps []string
+	for _, e := range tr.Backends[split].Endpoints {
+		eps = append(eps, fmt.Sprintf("%s=%d", e.Address, e.Weight))
+	}
+	if got, want := strings.Join(eps, " "), "10.0.0.1=1000 10.0.0.2=56 10.0.0.3=56"; got != want {
+		t.Errorf("weighted backend %s = %s, want %s (90 to web's one endpoint, 10 to canary's two)", split, got, want)
+	}
+	if r := tr.Gateway.Routes["HTTPRoute app/late"]; !r.Applied || !hasProblem(r.Problems, ReasonConflict, "HTTPRoute app/shop") {
+		t.Errorf("late route: applied %t, problems %v; want applied, told that app/shop keeps /api", r.Applied, r.Problems)
+	}
+	for key, want := range map[string]string{
+		"HTTPRoute app/shop":    "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs",
+		"HTTPRoute app/granted": "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs",
+	} {
+		if got := conditionsOf(tr.Gateway.Routes[key]); got != want {
+			t.Errorf("%s conditions = %s, want %s", key, got, want)
+		}
+	}
+	tr = translateGateway(t, objs...)
+	if got, want := conditionsOf(tr.Gateway.Routes["HTTPRoute app/cross"]), "Accepted=True/Accepted ResolvedRefs=False/RefNotPermitted"; got != want {
+		t.Errorf("cross route without a grant: %s, want %s", got, want)
+	}
+	if l := tr.Gateway.Gateways[0].Listeners[0].Status; l.AttachedRoutes != 4 {
+		t.Errorf("listener attachedRoutes = %d, want 4", l.AttachedRoutes)
+	}
+}
+
+// TestGatewayRouteTenancy: a hostname held by one namespace's Ingress is refused to a
+// route through a Gateway of another namespace, and the other way round; the refused one
+// says why, and the others are served.
+func TestGatewayRouteTenancy(t *testing.T) {
+	objs := append(gatewayBase(), serviceWith("infra", "web", "10.0.0.1")...)
+	objs = append(objs, serviceWith("team", "web", "10.0.0.2")...)
+	held := aged(kubetest.Ingress("team", "held", "", kubetest.Path{Host: "held.example.com", Path: "/", Service: "web", Port: 80}), 1)
+	thief := routeAged(parentOn(kubetest.HTTPRoute("infra", "thief", "", []string{"held.example.com"}, kubetest.Rule("/login", []string{"web"})), ""), 2)
+	own := routeAged(parentOn(kubetest.HTTPRoute("infra", "own", "", []string{"own.example.com"}, kubetest.Rule("/", []string{"web"})), ""), 3)
+	late := aged(kubetest.Ingress("team", "late", "", kubetest.Path{Host: "own.example.com", Path: "/x", Service: "web", Port: 80}), 4)
+	tr := translateGateway(t, append(objs, held, thief, own, late)...)
+	r := tr.Gateway.Routes["HTTPRoute infra/thief"]
+	if r.Applied || !strings.Contains(conditionsOf(r), "Accepted=False/HostClaimed") || !hasProblem(r.Problems, ReasonHostClaimed, "held by namespace team") {
+		t.Errorf("thief: applied %t, %s, %v; want refused as HostClaimed naming namespace team", r.Applied, conditionsOf(r), r.Problems)
+	}
+	if got := locationsOf(tr.Servers["k8s.held.example.com"]); !cmp.Equal(got, []string{"prefix / -> k8s.team.web.80"}) {
+		t.Errorf("held.example.com = %v, want the Ingress's / alone", got)
+	}
+	if rep := tr.Reports["team/late"]; rep.Applied || !hasProblem(rep.Problems, ReasonHostClaimed, "held by namespace infra") {
+		t.Errorf("late Ingress: applied %t, %v; want refused, the host being infra's", rep.Applied, rep.Problems)
+	}
+	if got := locationsOf(tr.Servers["k8s.own.example.com"]); !cmp.Equal(got, []string{"prefix / -> k8s.infra.web.80"}) {
+		t.Errorf("own.example.com = %v, want the route's /", got)
+	}
+	if l := tr.Gateway.Gateways[0].Listeners[0].Status; l.AttachedRoutes != 1 {
+		t.Errorf("attachedRoutes = %d, want 1: a refused route is not attached", l.AttachedRoutes)
+	}
+}
+
+func hasProblem(ps []Problem, reason, text string) bool {
+	for _, p := range ps {
+		if p.Reason == reason && strings.Contains(p.Message, text) {
+			return true
+		}
+	}
+	return false
+}
+
+var _ = runtime.Object(nil)
