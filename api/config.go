@@ -256,7 +256,7 @@ func (s *State) checkClaims(claimants []string) error {
 		for _, h := range srv.Hostnames {
 			hosts[h] = true
 			for i := range srv.Locations {
-				key := srv.claimHost(h) + " " + srv.Locations[i].key()
+				key := srv.ClaimHost(h) + " " + srv.Locations[i].key()
 				if other, ok := owner[key]; ok && other != name {
 					return claimedBy(h, &srv.Locations[i], other)
 				}
@@ -285,7 +285,7 @@ func (s *State) checkClaims(claimants []string) error {
 		}
 		for _, h := range srv.Hostnames {
 			for i := 0; hosts[h] && i < len(srv.Locations); i++ {
-				if _, ok := owner[srv.claimHost(h)+" "+srv.Locations[i].key()]; ok {
+				if _, ok := owner[srv.ClaimHost(h)+" "+srv.Locations[i].key()]; ok {
 					return claimedBy(h, &srv.Locations[i], name)
 				}
 			}
@@ -319,9 +319,9 @@ func (s *State) sameOwnerKind(neighbour *Server, claimants []string) error {
 	return nil
 }
 
-// claimHost is what a location's claim is made on: the hostname, on the server's plain
+// ClaimHost is what a location's claim is made on: the hostname, on the server's plain
 // port, since servers on different ports have server blocks of their own.
-func (srv *Server) claimHost(h string) string {
+func (srv *Server) ClaimHost(h string) string {
 	if srv.Port == 0 {
 		return h
 	}

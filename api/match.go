@@ -125,10 +125,10 @@ func (v ValueMatch) typeOrDefault() string {
 	return v.Type
 }
 
-// key is the conditions in a canonical form: equal conditions written in another order
-// or case give the same key, so that Config.Check sees two locations claim the same
-// requests. "" without conditions.
-func (m *RequestMatch) key() string {
+// Key is the conditions in a canonical form: equal conditions written in another order
+// or case give the same key, so that Config.Check, and the renderer, see two locations
+// claim the same requests. "" without conditions.
+func (m *RequestMatch) Key() string {
 	if m == nil {
 		return ""
 	}

@@ -232,7 +232,7 @@ func (l *Location) key() string {
 	if m == MatchPrefix && len(p) > 1 {
 		p = strings.TrimRight(p, "/")
 	}
-	if w := l.When.key(); w != "" {
+	if w := l.When.Key(); w != "" {
 		return m + " " + p + " " + w
 	}
 	return m + " " + p
