@@ -17,7 +17,7 @@ import (
 
 // listenView is one listen directive of a block on ports of its own.
 type listenView struct {
-	Addr                              string
+	Addr                               string
 	SSL, ProxyProtocol, HTTP2, Default bool
 }
 
