@@ -15,7 +15,7 @@ import (
 // are on a server of their own (gatewayHost) in FuzzRender's config.
 type gatewayInput struct {
 	method, matchHeader, matchValue, matchRegex, queryName, queryValue string
-	rewriteFull, redirectHost, redirectPrefix, mirror, port           string
+	rewriteFull, redirectHost, redirectPrefix, mirror, port            string
 }
 
 // gatewayHost names the server of the Gateway API's values; an input naming it is skipped.
