@@ -28,7 +28,7 @@ type authAnnotations struct {
 
 // authGroup: basic and external auth.
 var authGroup = annotationGroup{name: "auth", scope: scopeLocation, rules: map[string]annotationRule{
-	"auth-type": honoured("basic (digest is refused)"), "auth-secret": honoured("an Opaque Secret of the Ingress's own namespace; another namespace's is refused"),
+	"auth-type": honoured("basic (digest is refused)"), "auth-secret": honoured("an Opaque Secret of the Ingress's own namespace, or of another one whose ReferenceGrant lets the Ingress use it; refused otherwise"),
 	"auth-secret-type": honoured("auth-file or auth-map"), "auth-realm": honoured(""),
 	"auth-url": honoured("http(s)://host[:port][/path][?query]; the path and query may name $host, $http_host, $best_http_host, $scheme, $pass_access_scheme, $request_uri, $escaped_request_uri, the host may not (the auth Service's name is resolved under the address rules)"), "auth-method": honoured(""),
 	"auth-signin":           honoured("a 401 redirects there with rd=<the original URL> unless its query has rd; it may name the variables auth-url may, its host too ($host, $http_host, $best_http_host)"),
@@ -127,8 +127,8 @@ func parseAuth(get func(string) (string, bool)) (authAnnotations, error) {
 }
 
 // authSecretOf returns the "namespace/name" key of the Secret an Ingress's auth-secret
-// names, and false when it names none or one of another namespace: a team may use only
-// its own Secrets, so the reconciler never reads another namespace's.
+// names, and false when it names none. Another namespace's is used only where a
+// ReferenceGrant lets the Ingress use it (secretPermitted).
 func authSecretOf(ing *networkingv1.Ingress) (string, bool) {
 	v, ok := ing.Annotations[ownPrefix+"auth-secret"]
 	if !ok {
@@ -142,7 +142,7 @@ func authSecretOf(ing *networkingv1.Ingress) (string, bool) {
 	if !found {
 		ns, name = ing.Namespace, v
 	}
-	if ns != ing.Namespace {
+	if api.ValidNamespace("auth-secret", ns) != nil || api.ValidName("auth-secret", name) != nil {
 		return "", false
 	}
 	return ns + "/" + name, true

@@ -84,8 +84,8 @@ func newCluster(client *clients, controller string, d *DefaultBackend, enqueue f
 		cache.Indexers{byService: sliceService})
 	// Only TLS Secrets are watched: the reconciler has no business with the others.
 	secretInf := addInformer(c, &corev1.Secret{}, client.core.Secrets(all), "type="+string(corev1.SecretTypeTLS), nil)
-	// Policies: Opaque Secrets too, of which only those an Ingress's
-	// auth-secret names in its own namespace are ever read.
+	// Policies: Opaque Secrets too, of which only those an Ingress's annotations
+	// name, in its own namespace or one whose ReferenceGrant lets it, are ever read.
 	authInf := addInformer(c, &corev1.Secret{}, client.core.Secrets(all), "type="+string(corev1.SecretTypeOpaque), nil)
 	for _, inf := range c.informers {
 		if err := inf.SetTransform(stripManagedFields); err != nil {
@@ -302,9 +302,12 @@ func (c *cluster) snapshotOf(ings []*networkingv1.Ingress, cache *translationCac
 				snap.Secrets[ing.Namespace+"/"+t.SecretName] = s
 			}
 		}
-		// Policies: the auth Secret, only ever of the Ingress's namespace.
+		// Policies: the auth Secret, of the Ingress's namespace or one that grants it.
 		for _, key := range authSecretKeys(ing) {
 			ns, name, _ := strings.Cut(key, "/")
+			if !c.secretGranted(ing, ns, name) {
+				continue
+			}
 			s, err := c.authSecrets.Secrets(ns).Get(name)
 			if err != nil && !apierrors.IsNotFound(err) {
 				return nil, fmt.Errorf("get secret %s: %w", key, err)
@@ -316,6 +319,9 @@ func (c *cluster) snapshotOf(ings []*networkingv1.Ingress, cache *translationCac
 		// The Secrets whose ca.crt an annotation names, TLS or Opaque, of its namespace.
 		for _, key := range caSecretKeys(ing) {
 			ns, name, _ := strings.Cut(key, "/")
+			if !c.secretGranted(ing, ns, name) {
+				continue
+			}
 			s, err := c.secrets.Secrets(ns).Get(name)
 			if apierrors.IsNotFound(err) {
 				s, err = c.authSecrets.Secrets(ns).Get(name)

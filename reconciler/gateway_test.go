@@ -104,6 +104,9 @@ func locationsOf(srv *api.Server) []string {
 		if l.Return != nil {
 			to = fmt.Sprintf("-> return %d", l.Return.Code)
 		}
+		if k := whenKey(l); k != "" {
+			to = k + " " + to
+		}
 		out = append(out, l.Match+" "+l.Path+" "+to)
 	}
 	return out

@@ -83,13 +83,13 @@ func grpcMatch(l *api.Location, m gatewayv1.GRPCRouteMatch) error {
 		regex := mm.Type != nil && *mm.Type == gatewayv1.GRPCMethodMatchRegularExpression
 		switch {
 		case regex:
-			l.Path, l.Match = "^/"+orAny(svc)+"/"+orAny(method)+"$", api.MatchRegex
+			l.Path, l.Match = "^/"+orAny(svc)+"/"+orAny(method)+`\z`, api.MatchRegex
 		case svc != "" && method != "":
 			l.Path, l.Match = "/"+svc+"/"+method, api.MatchExact
 		case svc != "":
 			l.Path = "/" + svc
 		case method != "":
-			l.Path, l.Match = "^/[^/]+/"+regexp.QuoteMeta(method)+"$", api.MatchRegex
+			l.Path, l.Match = "^/[^/]+/"+regexp.QuoteMeta(method)+`\z`, api.MatchRegex
 		}
 	}
 	if l.Match == api.MatchRegex {

@@ -129,13 +129,16 @@ func httpMatch(l *api.Location, m gatewayv1.HTTPRouteMatch) error {
 	return nil
 }
 
-// anchored makes a path regex match the whole path, as a RegularExpression match does.
+// anchored makes a path regex match the whole path, as a RegularExpression match does:
+// \z, not $, which PCRE also matches before a final newline (which a decoded path may
+// end in).
 func anchored(re string) string {
 	if !strings.HasPrefix(re, "^") {
 		re = "^" + re
 	}
-	if !strings.HasSuffix(re, "$") || strings.HasSuffix(re, `\$`) {
-		re += "$"
+	re = strings.TrimSuffix(re, "$")
+	if !strings.HasSuffix(re, `\z`) {
+		re += `\z`
 	}
 	return re
 }

@@ -103,6 +103,8 @@ func (m *merge) claimEntry(rp *routePlan, e routeEntry) {
 	if c, ok := m.claims[k]; ok {
 		if c.route != rp {
 			rp.warn(ReasonConflict, "%s is not applied: %s routes it with the same conditions, and the oldest wins", what, claimOwner(c))
+		} else if e.tls != nil && hb.gwTLS == nil {
+			hb.gwTLS = e.tls // its location through an HTTP listener, now through an HTTPS one too
 		}
 		return
 	}

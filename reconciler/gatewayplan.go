@@ -111,10 +111,16 @@ func (rp *routePlan) entries() []routeEntry {
 				} else if l.port != 0 {
 					e.server, e.port = h+" "+strconv.Itoa(l.port), l.port
 				}
-				if seen[e.server] {
+				// A host reached through an HTTP and an HTTPS listener is one server, which
+				// the HTTPS listener's entries give its certificate.
+				seenKey := e.server
+				if e.tls != nil {
+					seenKey += " tls"
+				}
+				if seen[seenKey] {
 					continue
 				}
-				seen[e.server] = true
+				seen[seenKey] = true
 				for _, loc := range rp.locs {
 					e.loc = loc
 					out = append(out, e)

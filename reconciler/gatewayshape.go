@@ -1,7 +1,7 @@
 package reconciler
 
 import (
-	"errors"
+	"encoding/json"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -28,44 +28,72 @@ type gwRedirect struct {
 	code             int
 }
 
-// errNoModel says that this build's model cannot hold what a route asks.
-var errNoModel = errors.New("this restyplane's model has no field for it yet")
-
 func (m gwMatch) empty() bool { return m.method == "" && len(m.headers) == 0 && len(m.query) == 0 }
 
 // setWhen restricts l to requests that also match m.
 func setWhen(l *api.Location, m gwMatch) error {
 	if m.empty() {
+		l.When = nil
 		return nil
 	}
-	return errNoModel
+	w := &api.RequestMatch{Method: m.method}
+	for _, h := range m.headers {
+		w.Headers = append(w.Headers, api.ValueMatch{Name: h.name, Type: h.typ, Value: h.value})
+	}
+	for _, q := range m.query {
+		w.Query = append(w.Query, api.ValueMatch{Name: q.name, Type: q.typ, Value: q.value})
+	}
+	l.When = w
+	return nil
 }
 
-// whenKey is l's conditions in a form that tells two apart, "" without any.
-func whenKey(l api.Location) string { return "" }
+// whenKey is l's conditions in a form that tells two apart, "" without any. Names of
+// headers are compared as written: two conditions on one header spelled differently are
+// told apart here and refused by the server's validation.
+func whenKey(l api.Location) string {
+	if l.When == nil {
+		return ""
+	}
+	b, _ := json.Marshal(l.When) // strings only: it cannot fail
+	return string(b)
+}
 
 // setRewriteFull replaces the whole path before proxying.
-func setRewriteFull(l *api.Location, path string) error { return errNoModel }
+func setRewriteFull(l *api.Location, path string) error {
+	l.RewriteFull = path
+	return nil
+}
 
 // addMirror sends a copy of l's requests, percent of them, to backend.
-func addMirror(l *api.Location, backend string, percent int) error { return errNoModel }
+func addMirror(l *api.Location, backend string, percent int) error {
+	l.Mirror = append(l.Mirror, api.Mirror{Backend: backend, Percent: percent})
+	return nil
+}
 
 // setRedirect makes l answer with a redirect built from the request and r.
-func setRedirect(l *api.Location, r gwRedirect) error { return errNoModel }
+func setRedirect(l *api.Location, r gwRedirect) error {
+	l.Redirect = &api.Redirect{Scheme: r.scheme, Hostname: r.hostname, Port: r.port, Path: r.path, PrefixPath: r.prefixPath, Code: r.code}
+	return nil
+}
 
 // locationBackends lists the backends l sends requests to: its own and its mirrors'.
 func locationBackends(l api.Location) []string {
-	if l.Backend == "" {
-		return nil
+	var out []string
+	if l.Backend != "" {
+		out = append(out, l.Backend)
 	}
-	return []string{l.Backend}
+	for _, m := range l.Mirror {
+		out = append(out, m.Backend)
+	}
+	return out
 }
 
 // setServerPorts sets the ports a server listens on: port for plain HTTP, tlsPort for
 // HTTPS; 0 is the proxy's own.
 func setServerPorts(s *api.Server, port, tlsPort int) error {
-	if port == 0 && tlsPort == 0 {
-		return nil
+	s.Port = port
+	if s.TLS != nil {
+		s.TLS.Port = tlsPort
 	}
-	return errNoModel
+	return nil
 }

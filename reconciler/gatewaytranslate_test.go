@@ -125,3 +125,73 @@ func hasProblem(ps []Problem, reason, text string) bool {
 }
 
 var _ = runtime.Object(nil)
+
+// withHeader adds a header match to every match of the route's rules.
+func withHeader(r *gatewayv1.HTTPRoute, name, value string) *gatewayv1.HTTPRoute {
+	for i := range r.Spec.Rules {
+		for j := range r.Spec.Rules[i].Matches {
+			m := &r.Spec.Rules[i].Matches[j]
+			m.Headers = append(m.Headers, gatewayv1.HTTPHeaderMatch{Name: gatewayv1.HTTPHeaderName(name), Value: value})
+		}
+	}
+	return r
+}
+
+// TestGatewayPrecedence: locations of one path that differ in their conditions share the
+// path, listed in the spec's order of routes (oldest first, then namespace and name) and
+// of rules and matches, which decides between conditions that tie; two with the same
+// conditions are one claim, the older route's.
+func TestGatewayPrecedence(t *testing.T) {
+	objs := append(gatewayBase(), serviceWith("app", "a", "10.0.0.1")...)
+	objs = append(objs, serviceWith("app", "b", "10.0.0.2")...)
+	h := []string{"p.example.com"}
+	get := gatewayv1.HTTPMethodGet
+	method := kubetest.Rule("/", []string{"b"})
+	method.Matches[0].Method = &get
+	objs = append(objs,
+		routeAged(parentOn(kubetest.HTTPRoute("app", "plain", "", h, kubetest.Rule("/", []string{"b"})), ""), 30),
+		routeAged(parentOn(withHeader(kubetest.HTTPRoute("app", "zeta", "", h, kubetest.Rule("/", []string{"a"})), "X-V", "1"), ""), 10),
+		// Created in the same second as zeta, alpha sorts first by name: it keeps the claim.
+		routeAged(parentOn(withHeader(kubetest.HTTPRoute("app", "alpha", "", h, kubetest.Rule("/", []string{"b"})), "X-V", "1"), ""), 10),
+		routeAged(parentOn(kubetest.HTTPRoute("app", "method", "", h, method, kubetest.Rule("/", []string{"a"})), ""), 20))
+	tr := translateGateway(t, objs...)
+	got := locationsOf(tr.Servers["k8s.p.example.com"])
+	want := []string{
+		`prefix / {"headers":[{"name":"X-V","type":"exact","value":"1"}]} -> k8s.app.b.80`,
+		`prefix / {"method":"GET"} -> k8s.app.b.80`,
+		"prefix / -> k8s.app.a.80",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("locations (-want +got):\n%s", d)
+	}
+	if r := tr.Gateway.Routes["HTTPRoute app/zeta"]; r.Applied || !hasProblem(r.Problems, ReasonConflict, "HTTPRoute app/alpha") {
+		t.Errorf("zeta: applied %t, %v; want its one location lost to alpha", r.Applied, r.Problems)
+	}
+	if r := tr.Gateway.Routes["HTTPRoute app/plain"]; r.Applied || !hasProblem(r.Problems, ReasonConflict, "HTTPRoute app/method") {
+		t.Errorf("plain: applied %t, %v; want / without conditions lost to the older route method's second rule", r.Applied, r.Problems)
+	}
+}
+
+// TestGatewayListenerServers: a route through an HTTP and an HTTPS listener of the
+// proxy's own ports is one server with the HTTPS listener's certificate; through an HTTP
+// listener on a port of its own, a server of that port.
+func TestGatewayListenerServers(t *testing.T) {
+	host := "tls.example.com"
+	cert, key := kubetest.SelfSigned(t, host)
+	objs := gatewayBase(kubetest.Listener("http", 80, ""), kubetest.HTTPSListener("https", 443, "", "cert"), kubetest.Listener("alt", 8081, ""))
+	objs = append(objs, kubetest.TLSSecret("infra", "cert", cert, key))
+	objs = append(objs, serviceWith("infra", "web", "10.0.0.1")...)
+	objs = append(objs, routeAged(parentOn(kubetest.HTTPRoute("infra", "r", "", []string{host}, kubetest.Rule("/", []string{"web"})), ""), 1))
+	tr := translateGateway(t, objs...)
+	srv := tr.Servers["k8s.tls.example.com"]
+	if srv == nil || srv.TLS == nil || srv.TLS.Certificate != "k8s.infra.cert" || srv.Port != 0 || srv.TLS.Port != 0 {
+		t.Fatalf("server of the proxy's ports = %+v, want TLS with certificate k8s.infra.cert", srv)
+	}
+	if tr.Certificates["k8s.infra.cert"] == nil {
+		t.Errorf("certificate k8s.infra.cert is not in the translation")
+	}
+	alt := tr.Servers["k8s.tls.example.com_8081"]
+	if alt == nil || alt.Port != 8081 || alt.TLS != nil || len(alt.Locations) != 1 || alt.Hostnames[0] != host {
+		t.Fatalf("server of port 8081 = %+v, want %s on 8081 without TLS", alt, host)
+	}
+}

@@ -32,7 +32,7 @@ var upstreamGroup = annotationGroup{name: "upstream", scope: scopeBackend, rules
 			}
 			return ""
 		}},
-	"proxy-ssl-secret": honoured("a kubernetes.io/tls or Opaque Secret of the Ingress's own namespace: ca.crt to verify against, tls.crt/tls.key presented; another namespace's is refused"),
+	"proxy-ssl-secret": honoured("a kubernetes.io/tls or Opaque Secret of the Ingress's own namespace (or of another one whose ReferenceGrant lets the Ingress use it): ca.crt to verify against, tls.crt/tls.key presented; refused otherwise"),
 	"proxy-ssl-verify": honoured("on or off"), "proxy-ssl-name": honoured("one DNS name, no nginx variables"),
 	"proxy-ssl-server-name": honoured("on or off"), "upstream-vhost": honoured("one DNS name, no nginx variables").at(scopeLocation),
 	"x-forwarded-prefix": honoured("a plain path").at(scopeLocation), "service-upstream": honoured("the Service's cluster IP instead of its endpoints"),
@@ -134,6 +134,9 @@ func (p *plan) planUpstream(snap *Snapshot) error {
 		if err == nil && u.tls != nil && u.tls.Verify {
 			return fmt.Errorf("annotation proxy-ssl-verify on needs proxy-ssl-secret, a Secret with the ca.crt to verify against")
 		}
+		return err
+	}
+	if err := secretPermitted(p.ing, "proxy-ssl-secret", key, snap); err != nil {
 		return err
 	}
 	t := *u.tls
