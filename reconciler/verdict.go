@@ -146,5 +146,15 @@ func (c *cluster) snapshotAll() (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list ingresses: %w", err)
 	}
-	return c.snapshotOf(ings, nil)
+	snap, err := c.snapshotOf(ings, nil)
+	if err != nil {
+		return nil, err
+	}
+	// The routes claim hostnames too.
+	if g := c.gateway.Load(); g != nil {
+		if err := c.gatewaySnapshot(g, c.gatewayController, snap); err != nil {
+			return nil, err
+		}
+	}
+	return snap, nil
 }
