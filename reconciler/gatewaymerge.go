@@ -22,7 +22,10 @@ import (
 //     spec's order of routes (oldest first) and of rules and matches.
 //   - A host whose server verifies client certificates or passes TLS through, as an
 //     Ingress asked, takes no route location: a route asks for neither.
-func (m *merge) claimGatewayRoutes(gp *gatewayPlan) {
+//   - A route counts as an Ingress in its namespace's budgets (Budgets), with its
+//     locations and the certificates of its HTTPS listeners; the newest over one is
+//     not applied.
+func (m *merge) claimGatewayRoutes(gp *gatewayPlan, spend *spending) {
 	if gp == nil {
 		return
 	}
@@ -35,6 +38,11 @@ func (m *merge) claimGatewayRoutes(gp *gatewayPlan) {
 			continue
 		}
 		entries := rp.entries()
+		if why := spend.take(rp.meta.Namespace, len(entries), routeCertificates(entries)); why != "" {
+			rp.warn(ReasonLimitExceeded, "not applied: %s", why)
+			rp.refusal = why
+			continue
+		}
 		over := map[string]bool{}
 		perServer := map[string]int{}
 		for _, e := range entries {
@@ -172,4 +180,16 @@ func portPhrase(port int) string {
 		return ""
 	}
 	return fmt.Sprintf(" on port %d", port)
+}
+
+// routeCertificates sizes the certificates of the HTTPS listeners a route's entries go
+// through, as spending counts them.
+func routeCertificates(entries []routeEntry) map[string]int64 {
+	out := map[string]int64{}
+	for _, e := range entries {
+		if e.tls != nil && e.tls.certObj != nil {
+			out["certificate/"+e.tls.cert] = int64(len(e.tls.certObj.Cert) + len(e.tls.certObj.Key))
+		}
+	}
+	return out
 }

@@ -48,6 +48,15 @@ type gatewayReporter struct {
 	said map[string]string // route key -> what its Events said
 	// wrote is what was last written to each object, by kind, namespace/name and UID.
 	wrote map[string]string
+	// configs holds, per Gateway UID, its Config and the revision of the report that
+	// changed it last: the revision it is Programmed at.
+	configs map[string]gatewayConfig
+}
+
+// gatewayConfig is a Gateway's Config as of revision rev.
+type gatewayConfig struct {
+	config string
+	rev    int64
 }
 
 func newGatewayReporter(client *clients, store Store, opts Options, log *slog.Logger) *gatewayReporter {
@@ -55,7 +64,7 @@ func newGatewayReporter(client *clients, store Store, opts Options, log *slog.Lo
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.core.Events("")})
 	p := &gatewayReporter{client: client, address: opts.GatewayAddress, log: log,
 		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "restyplane"}), stopRec: b.Shutdown,
-		wake: make(chan struct{}, 1), said: map[string]string{}, wrote: map[string]string{}}
+		wake: make(chan struct{}, 1), said: map[string]string{}, wrote: map[string]string{}, configs: map[string]gatewayConfig{}}
 	p.served, _ = store.(Served)
 	return p
 }
@@ -67,6 +76,16 @@ func (p *gatewayReporter) report(rep *GatewayReport, rev int64) {
 	}
 	p.mu.Lock()
 	p.rep, p.rev = rep, rev
+	configs := make(map[string]gatewayConfig, len(rep.Gateways))
+	for _, g := range rep.Gateways {
+		uid := string(g.Gateway.UID)
+		c, ok := p.configs[uid]
+		if !ok || c.config != g.Config {
+			c = gatewayConfig{config: g.Config, rev: rev}
+		}
+		configs[uid] = c
+	}
+	p.configs = configs
 	p.mu.Unlock()
 	select {
 	case p.wake <- struct{}{}:
@@ -102,22 +121,27 @@ func (p *gatewayReporter) run(ctx context.Context) {
 func (p *gatewayReporter) stop() { p.stopRec() }
 
 // tell writes the report's statuses and Events; it returns whether a Gateway still waits
-// for the proxy to serve rev.
+// for the proxy to serve the revision of its configuration.
 func (p *gatewayReporter) tell(ctx context.Context, rep *GatewayReport, rev int64) bool {
-	programmed := true
+	served := int64(-1) // with a Store that cannot say, every revision counts as served
 	if p.served != nil {
-		served, err := p.served.ServedRevision(ctx)
-		if err != nil {
+		var err error
+		if served, err = p.served.ServedRevision(ctx); err != nil {
 			p.log.Warn("which revision the proxy serves", "err", err)
+			served = 0
 		}
-		programmed = err == nil && served >= rev
 	}
+	p.forget(rep)
 	for _, c := range rep.Classes {
 		p.setClass(ctx, c)
 	}
 	pending := false
 	for _, g := range rep.Gateways {
-		p.setGateway(ctx, g, programmed, rev)
+		p.mu.Lock()
+		at := p.configs[string(g.Gateway.UID)].rev
+		p.mu.Unlock()
+		programmed := served < 0 || served >= at
+		p.setGateway(ctx, g, programmed, at)
 		pending = pending || (g.Programmable && !programmed)
 	}
 	keys := make([]string, 0, len(rep.Routes))
@@ -131,6 +155,33 @@ func (p *gatewayReporter) tell(ctx context.Context, rep *GatewayReport, rev int6
 		p.setRoute(ctx, rep.Controller, r)
 	}
 	return pending
+}
+
+// forget drops what was said and written to objects the report no longer holds.
+func (p *gatewayReporter) forget(rep *GatewayReport) {
+	keep := map[string]bool{}
+	for _, c := range rep.Classes {
+		keep["GatewayClass "+c.Class.Name+" "+string(c.Class.UID)] = true
+	}
+	for _, g := range rep.Gateways {
+		keep["Gateway "+g.Gateway.Namespace+"/"+g.Gateway.Name+" "+string(g.Gateway.UID)] = true
+	}
+	for k, r := range rep.Routes {
+		keep[k] = true
+		keep[r.Kind+" "+r.Meta.Namespace+"/"+r.Meta.Name+" "+string(r.Meta.UID)] = true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k := range p.wrote {
+		if !keep[k] {
+			delete(p.wrote, k)
+		}
+	}
+	for k := range p.said {
+		if !keep[k] {
+			delete(p.said, k)
+		}
+	}
 }
 
 // events records a route's Events, unless the same was said of its generation.

@@ -1,6 +1,8 @@
 package reconciler
 
 import (
+	"fmt"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -28,7 +30,11 @@ type ClassReport struct {
 // programmed once the proxy serves the sync's revision (and ProgramMsg why not);
 // each listener's in Listeners likewise.
 type GatewayStatusReport struct {
-	Gateway      *gatewayv1.Gateway
+	Gateway *gatewayv1.Gateway
+	// Config changes when what the Gateway serves does: its generation, or a route
+	// attached to it (or its generation). Programmed waits for the proxy to serve the
+	// revision of the sync that changed it, not of every sync.
+	Config       string
 	Accepted     metav1.Condition
 	Programmable bool
 	ProgramMsg   string
@@ -75,11 +81,20 @@ func (gp *gatewayPlan) report() *GatewayReport {
 		c := gp.classes[gc.Name]
 		rep.Classes = append(rep.Classes, ClassReport{Class: gc, Conditions: c.conditions(), Features: classFeatures(gp.snap.GRPCServed)})
 	}
+	attached := map[*gatewayState][]string{}
 	for _, rp := range gp.routes {
-		rep.Routes[rp.key()] = gp.routeReport(rp)
+		rr := gp.routeReport(rp)
+		rep.Routes[rp.key()] = rr
+		for _, ps := range rp.parents {
+			if rr.Applied && ps.acceptReason == "" {
+				attached[ps.gw] = append(attached[ps.gw], fmt.Sprintf("%s@%d", rp.key(), rp.meta.Generation))
+			}
+		}
 	}
 	for _, g := range gp.gatewayList {
-		rep.Gateways = append(rep.Gateways, g.report())
+		r := g.report()
+		r.Config = fmt.Sprint(g.obj.Generation, attached[g])
+		rep.Gateways = append(rep.Gateways, r)
 	}
 	return rep
 }
@@ -123,8 +138,8 @@ func (gp *gatewayPlan) routeReport(rp *routePlan) *RouteReport {
 // refusalReason is the Accepted condition's reason for a route refused whole.
 func (rp *routePlan) refusalReason() string {
 	for _, p := range rp.problems {
-		if p.Reason == ReasonHostClaimed {
-			return ReasonHostClaimed
+		if p.Reason == ReasonHostClaimed || p.Reason == ReasonLimitExceeded {
+			return p.Reason
 		}
 	}
 	return ReasonConflict

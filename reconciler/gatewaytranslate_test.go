@@ -195,3 +195,23 @@ func TestGatewayListenerServers(t *testing.T) {
 		t.Fatalf("server of port 8081 = %+v, want %s on 8081 without TLS", alt, host)
 	}
 }
+
+// TestGatewayRouteBudget: a route counts as an Ingress in its namespace's budget; the
+// newest over it is not applied and says why, the others are.
+func TestGatewayRouteBudget(t *testing.T) {
+	objs := append(gatewayBase(), serviceWith("app", "web", "10.0.0.1")...)
+	objs = append(objs, aged(kubetest.Ingress("app", "ing", "", kubetest.Path{Host: "i.example.com", Path: "/", Service: "web", Port: 80}), 1))
+	for i, name := range []string{"first", "second"} {
+		objs = append(objs, routeAged(parentOn(kubetest.HTTPRoute("app", name, "", []string{name + ".example.com"}, kubetest.Rule("/", []string{"web"})), ""), 2+i))
+	}
+	snap := gwSnapshot(objs...)
+	snap.Budgets = Budgets{Ingresses: 2}
+	tr := Translate(snap, api.NewState())
+	if tr.Servers["k8s.first.example.com"] == nil || tr.Servers["k8s.i.example.com"] == nil {
+		t.Fatalf("servers %v, want the Ingress's and the first route's", len(tr.Servers))
+	}
+	r := tr.Gateway.Routes["HTTPRoute app/second"]
+	if r.Applied || !strings.Contains(conditionsOf(r), "Accepted=False/LimitExceeded") || !hasProblem(r.Problems, ReasonLimitExceeded, "budget of 2 Ingresses") {
+		t.Errorf("second route: applied %t, %s, %v; want refused over the budget", r.Applied, conditionsOf(r), r.Problems)
+	}
+}

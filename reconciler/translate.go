@@ -140,7 +140,7 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	for _, p := range mains {
 		m.claimRoutes(p, p.routes, false)
 	}
-	m.claimGatewayRoutes(gw)
+	m.claimGatewayRoutes(gw, spend)
 	for _, p := range mains {
 		m.claimRoutes(p, p.fallbacks, true)
 	}
