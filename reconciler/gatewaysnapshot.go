@@ -11,7 +11,8 @@ import (
 )
 
 // GatewaySnapshot is the Gateway API part of a snapshot: the GatewayClasses of
-// restyplane's controller, their Gateways, the routes whose parentRefs name one of them,
+// restyplane's controller, their Gateways, the routes whose parentRefs name one of them
+// (or whose status still has a parent of restyplane's),
 // the ReferenceGrants, and the namespaces' labels. The Services and Secrets they reference
 // are in the Snapshot's maps beside the Ingresses'.
 type GatewaySnapshot struct {
@@ -69,7 +70,7 @@ func (c *cluster) gatewaySnapshot(g *gatewayCluster, controller string, snap *Sn
 		return fmt.Errorf("list httproutes: %w", err)
 	}
 	for _, r := range hrs {
-		if namesParent(r.Namespace, r.Spec.ParentRefs, parents) {
+		if namesParent(r.Namespace, r.Spec.ParentRefs, parents) || saidBy(r.Status.Parents, controller) {
 			gs.HTTPRoutes = append(gs.HTTPRoutes, r)
 		}
 	}
@@ -79,7 +80,7 @@ func (c *cluster) gatewaySnapshot(g *gatewayCluster, controller string, snap *Sn
 			return fmt.Errorf("list grpcroutes: %w", err)
 		}
 		for _, r := range grs {
-			if namesParent(r.Namespace, r.Spec.ParentRefs, parents) {
+			if namesParent(r.Namespace, r.Spec.ParentRefs, parents) || saidBy(r.Status.Parents, controller) {
 				gs.GRPCRoutes = append(gs.GRPCRoutes, r)
 			}
 		}
@@ -126,6 +127,17 @@ func (c *cluster) addAnySecret(snap *Snapshot, key string) error {
 func namesParent(ns string, refs []gatewayv1.ParentReference, parents map[string]bool) bool {
 	for _, ref := range refs {
 		if isGatewayRef(ref) && parents[refNamespace(ref.Namespace, ns)+"/"+string(ref.Name)] {
+			return true
+		}
+	}
+	return false
+}
+
+// saidBy reports whether a route's status holds a parent of controller: a route that
+// no longer names a Gateway of restyplane's is still read, so that its status loses them.
+func saidBy(parents []gatewayv1.RouteParentStatus, controller string) bool {
+	for _, p := range parents {
+		if string(p.ControllerName) == controller {
 			return true
 		}
 	}

@@ -93,6 +93,9 @@ func routeVerdicts(g *GatewayReport) []api.RouteVerdict {
 	}
 	for _, k := range slices.Sorted(maps.Keys(g.Routes)) {
 		r := g.Routes[k]
+		if len(r.Parents) == 0 {
+			continue // a route that left restyplane's Gateways, read to clear its status
+		}
 		v := api.RouteVerdict{Kind: r.Kind, Namespace: r.Meta.Namespace, Name: r.Meta.Name, Verdict: api.VerdictRefused, Problems: []api.IngressProblem{}}
 		if r.Applied {
 			v.Verdict = api.VerdictServed
