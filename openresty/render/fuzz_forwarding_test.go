@@ -15,9 +15,9 @@ import (
 // balancer by a push and must leave the conf as it is. FuzzRenderForwarding extends
 // FuzzRender's proof to them.
 type forwardingInput struct {
-	name, value, keepaliveTimeout string
-	keepaliveRequests             int
-	forwarded                     bool
+	name, value, keepaliveTimeout  string
+	keepaliveRequests              int
+	forwarded                      bool
 	cookie, path, domain, sameSite string
 }
 
