@@ -44,16 +44,18 @@ type Affinity struct {
 	// the cookie or take it as Strict (iOS 12, Safari on macOS 10.14, Chrome 51-66, UC
 	// Browser before 12.13.2). Only with sameSite None.
 	ConditionalSameSiteNone bool `json:"conditionalSameSiteNone,omitempty"`
-	// Expires and MaxAge make the cookie outlive the browser session: Expires is the
-	// moment that many seconds after the answer, MaxAge the Max-Age attribute. 0: absent.
+	// Expires makes the cookie outlive the browser session: its Expires is this many
+	// seconds after the answer. 0: absent.
 	Expires int `json:"expires,omitempty" minimum:"0" maximum:"2147483647" example:"172800"`
-	MaxAge  int `json:"maxAge,omitempty" minimum:"0" maximum:"2147483647" example:"172800"`
+	// MaxAge is the cookie's Max-Age in seconds, which browsers prefer to Expires. 0: absent.
+	MaxAge int `json:"maxAge,omitempty" minimum:"0" maximum:"2147483647" example:"172800"`
 	// Secure marks the cookie Secure on plain HTTP requests too.
 	Secure bool `json:"secure,omitempty"`
 	// ChangeOnFailure moves the client to another peer when its pinned peer fails: the
-	// request is tried once more on another peer (if the backend's retries allow none)
-	// and the cookie names that peer. Without it the request may still be retried
-	// elsewhere, but the cookie keeps the pinned peer, which the client returns to.
+	// request gets a try on another peer, even when the backend's retries allow none, and
+	// the cookie then names the peer that answered. Without it a request may still be
+	// retried elsewhere, as retries allow, but the cookie keeps the pinned peer, which the
+	// client goes back to.
 	ChangeOnFailure bool `json:"changeOnFailure,omitempty"`
 }
 

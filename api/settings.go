@@ -46,8 +46,9 @@ type Settings struct {
 	// which access lists and limits then see. Empty: the connection's address, always.
 	// A change reloads (nginx's set_real_ip_from).
 	RealIPFrom []string `json:"realIPFrom,omitempty" example:"10.0.0.0/8"`
-	// RealIPHeader is the header a trusted proxy puts the client address in,
-	// X-Forwarded-For if empty; its last address not itself trusted is taken.
+	// RealIPHeader is the header a trusted proxy puts the client address in (ingress-nginx's
+	// forwarded-for-header), X-Forwarded-For if empty; its last address not itself trusted
+	// is taken.
 	RealIPHeader string `json:"realIPHeader,omitempty" example:"X-Forwarded-For"`
 	// UseForwardedHeaders passes on the X-Forwarded-For, -Proto, -Host and -Port headers
 	// clients send, for a proxy behind another proxy or load balancer that sets them: the
@@ -56,8 +57,9 @@ type Settings struct {
 	// sees: X-Forwarded-For is the client address (after realIPFrom), X-Forwarded-Proto
 	// the scheme the client used.
 	UseForwardedHeaders bool `json:"useForwardedHeaders"`
-	// ProxySetHeaders are request headers set on every proxied request, after the ones
-	// above; a location's own headers win over them.
+	// ProxySetHeaders are request headers set on every proxied request. One named as a
+	// header the proxy sets itself (X-Real-IP, X-Forwarded-*) replaces it; a location's
+	// own headers win over them.
 	ProxySetHeaders []ProxyHeader `json:"proxySetHeaders,omitempty"`
 	// CacheZoneSize is the shared memory of the response cache's keys (1m holds about
 	// 8,000), 10m if empty; CacheMaxSize the most its files take on disk, 256m if empty.
