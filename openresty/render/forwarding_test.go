@@ -10,8 +10,10 @@ import (
 )
 
 // TestForwardingBehindThePassthroughRouter: requests that come through the passthrough
-// router have no port of their own, so the X-Forwarded-Port that useForwardedHeaders
-// fills in names the TLS port, while a proxySetHeaders value is sent as written.
+// router have no port of their own and come from the router's unix socket, so the
+// X-Forwarded-Port that useForwardedHeaders fills in names the TLS port and the address
+// appended to X-Forwarded-For is the client's (from the PROXY protocol), while a
+// proxySetHeaders value is sent as written.
 func TestForwardingBehindThePassthroughRouter(t *testing.T) {
 	ar := readArchive(t, filepath.Join("testdata", "render", "passthrough.txtar"))
 	cfg := goldenConfig(t, ar.file(t, "config.json"))
@@ -24,6 +26,7 @@ func TestForwardingBehindThePassthroughRouter(t *testing.T) {
 	for _, want := range []string{
 		"map $http_x_forwarded_port $rp_forwarded_port {\n        default $http_x_forwarded_port;\n        \"\" $rp_server_port;\n    }",
 		`proxy_set_header X-Forwarded-Port $rp_forwarded_port;`,
+		"map $http_x_forwarded_for $rp_forwarded_for {\n        default \"$http_x_forwarded_for, $remote_addr\";\n        \"\" $remote_addr;\n    }",
 		`proxy_set_header "X-Port" "$server_port";`,
 	} {
 		if !strings.Contains(string(conf), want) {
