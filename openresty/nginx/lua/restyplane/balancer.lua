@@ -139,7 +139,8 @@ function _M.balance()
         return ngx.exit(500)
     end
     if b.affinity then
-        -- The last attempt's decision stands: the client is pinned to the peer that answers.
+        -- The last attempt decides: a cookie that pins the client to the peer that
+        -- answers, or none, which leaves the client its own.
         ctx.rp_cookie = cookie and b.affinity:set_cookie(cookie) or nil
     end
 end
