@@ -49,7 +49,7 @@ func (rc *recorder) waitRequests(t *testing.T, n int) []string {
 	}
 }
 
-// call is a request through the proxy at addr (host:port), with a method, a body and
+// request sends a request through the proxy at addr (host:port), with a method, a body and
 // headers, that follows no redirect.
 func (in *instance) request(addr, method, host, path, body string, hdr ...string) (*http.Response, string) {
 	in.t.Helper()
