@@ -33,3 +33,21 @@ func ValidRegexRewrite(field, rewrite, regex string) error {
 	}
 	return nil
 }
+
+// validateRewriteFull checks a location's full-path rewrite: a path, and neither a rewrite
+// of the matched part nor an answer of the location's own beside it.
+func (l *Location) validateRewriteFull() error {
+	if l.RewriteFull == "" {
+		return nil
+	}
+	if err := ValidPath("rewriteFull", l.RewriteFull); err != nil {
+		return err
+	}
+	switch {
+	case l.Rewrite != "":
+		return Invalid("rewriteFull", "rewriteFull replaces the whole path; rewrite replaces a part of it: give one")
+	case l.answersItself():
+		return Invalid("rewriteFull", "a location that answers itself proxies nothing; a rewrite does not apply")
+	}
+	return nil
+}

@@ -135,6 +135,9 @@ func (v *confView) portBehindRouter() {
 		for j := range sv.ErrorLocations {
 			sv.ErrorLocations[j].Up.DefaultHeaders = swap(sv.ErrorLocations[j].Up.DefaultHeaders)
 		}
+		for j := range sv.MirrorLocations {
+			sv.MirrorLocations[j].Up.DefaultHeaders = swap(sv.MirrorLocations[j].Up.DefaultHeaders)
+		}
 	}
 }
 

@@ -47,10 +47,13 @@ local function canary(primary)
     return primary
 end
 
--- first_attempt settles the backend, its timeouts and its retries for the request.
+-- first_attempt settles the backend, its timeouts and its retries for the request. A
+-- mirror's copy names its backend in ngx.ctx (see restyplane.mirror): the variables it
+-- sees are the copied request's, its location's timeouts and tries included.
 local function first_attempt()
-    local name = ngx.var.rp_backend
-    if not name or name == "" then
+    local mirror = ngx.ctx.rp_mirror
+    local name = mirror or ngx.var.rp_backend
+    if not mirror and (not name or name == "") then
         name = routes.backend(ngx.var.rp_routes, ngx.var.rp_prefix)
         if name then
             -- For the access log, which names the backend.
@@ -66,7 +69,7 @@ local function first_attempt()
     local t = b.timeouts
     if t then
         -- A timeout the location set itself wins over the backend's.
-        local set = ngx.var.rp_location_timeouts or ""
+        local set = not mirror and ngx.var.rp_location_timeouts or ""
         local c = not set:find("c", 1, true) and t.connect or nil
         local s = not set:find("s", 1, true) and t.send or nil
         local r = not set:find("r", 1, true) and t.read or nil
@@ -81,7 +84,7 @@ local function first_attempt()
     -- retries; a retry always moves to a peer not tried yet, so there are at most as many
     -- more tries as other peers.
     local more = b.retries
-    local tries = tonumber(ngx.var.rp_tries or "")
+    local tries = not mirror and tonumber(ngx.var.rp_tries or "")
     if tries then
         more = tries - 1
     end

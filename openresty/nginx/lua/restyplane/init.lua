@@ -31,6 +31,8 @@ function _M.init(c)
     require("restyplane.auth")
     require("restyplane.cors")
     require("restyplane.redirect")
+    require("restyplane.match")
+    require("restyplane.mirror")
 end
 
 -- init_worker seeds each worker differently: forked workers would otherwise share one
