@@ -24,10 +24,11 @@ type mirrorView struct {
 }
 
 // withMirrors gives each of l's mirrors an internal location of the block and names them
-// in v. ups says how backends that are not plain HTTP are spoken to.
-func (sv *serverView) withMirrors(v *locationView, l *api.Location, ups map[string]upstreamView) error {
+// in v. ups says how backends that are not plain HTTP are spoken to, defs what headers
+// the proxy sends upstream.
+func (sv *serverView) withMirrors(v *locationView, l *api.Location, ups map[string]upstreamView, defs []defaultHeader) error {
 	for _, m := range l.Mirror {
-		up := locationView{DefaultHeaders: mirrorHeaders}
+		up := locationView{DefaultHeaders: mirrorHeaders(defs)}
 		withUpstream(&up, &api.Location{Backend: m.Backend}, ups[m.Backend])
 		if up.Mod != "proxy" {
 			return fmt.Errorf("location %q mirrors to backend %q, which speaks gRPC: nginx mirrors HTTP requests only", l.Path, m.Backend)
@@ -43,21 +44,21 @@ func (sv *serverView) withMirrors(v *locationView, l *api.Location, ups map[stri
 	return nil
 }
 
-// mirrorHeaders are the default headers but the upgrade of a WebSocket: a copy is never
-// upgraded, and its connection goes back to the keepalive pool.
-var mirrorHeaders = func() []defaultHeader {
+// mirrorHeaders are the headers defs sends upstream but the upgrade of a WebSocket: a copy
+// is never upgraded, and its connection goes back to the keepalive pool.
+func mirrorHeaders(defs []defaultHeader) []defaultHeader {
 	var out []defaultHeader
-	for _, h := range defaultHeaders {
+	for _, h := range defs {
 		switch h.Name {
 		case "Upgrade":
 		case "Connection":
-			out = append(out, defaultHeader{"Connection", `""`})
+			out = append(out, defaultHeader{Name: "Connection", Value: `""`})
 		default:
 			out = append(out, h)
 		}
 	}
 	return out
-}()
+}
 
 // requestURIQuote quotes a mirror's proxy_pass: the backend's URL, in which nothing may
 // expand, followed by the request's URI as the client sent it.
