@@ -98,6 +98,9 @@ func conditionsOf(rep *RouteReport) string {
 
 // locationsOf spells a server's locations: "match path -> backend" or "-> return code".
 func locationsOf(srv *api.Server) []string {
+	if srv == nil {
+		return []string{"no server"}
+	}
 	var out []string
 	for _, l := range srv.Locations {
 		to := "-> " + l.Backend

@@ -63,6 +63,14 @@ func (gp *gatewayPlan) planListener(g *gatewayState, spec gatewayv1.Listener) *l
 			fmt.Sprintf("protocol %s is not served; restyplane serves HTTP and HTTPS listeners", spec.Protocol)
 		return l
 	}
+	if srv := gp.restPorts[restPort{int(spec.Port), l.https}]; srv != "" && l.acceptReason == "" && l.port != 0 {
+		other := "HTTPS"
+		if l.https {
+			other = "plain HTTP"
+		}
+		l.acceptReason, l.acceptMsg = string(gatewayv1.ListenerReasonPortUnavailable),
+			fmt.Sprintf("port %d is REST server %q's %s port", spec.Port, srv, other)
+	}
 	if h := spec.Hostname; h != nil {
 		if err := api.ValidHostname("hostname", string(*h)); err != nil || *h == api.CatchAllHostname {
 			l.acceptReason, l.acceptMsg = string(gatewayv1.ListenerReasonUnsupportedValue), fmt.Sprintf("hostname %q is not a DNS name nginx serves", *h)

@@ -63,7 +63,11 @@ func (m *merge) claimGatewayRoutes(gp *gatewayPlan, spend *spending) {
 // claimEntry takes one location of a route on one server, unless something holds it.
 func (m *merge) claimEntry(rp *routePlan, e routeEntry) {
 	what := fmt.Sprintf("host %s %s path %s%s", e.host, e.loc.Match, e.loc.Path, portPhrase(e.port))
-	k := claimKey(e.server, e.loc) + " " + whenKey(e.loc)
+	// The Ingresses' claims, a location without conditions, have the same key.
+	k := claimKey(e.server, e.loc)
+	if w := whenKey(e.loc); w != "" {
+		k += " " + w
+	}
 	if e.port == 0 {
 		if srv, ok := m.res.claims[claimKey(e.host, e.loc)]; ok {
 			rp.warn(ReasonConflict, "%s is not applied: REST server %q holds it, and the REST object wins", what, srv)
@@ -83,7 +87,7 @@ func (m *merge) claimEntry(rp *routePlan, e routeEntry) {
 		if c.route != rp {
 			rp.warn(ReasonConflict, "%s is not applied: %s routes it with the same conditions, and the oldest wins", what, claimOwner(c))
 		} else if e.tls != nil && hb.gwTLS == nil {
-			hb.gwTLS = e.tls // its location through an HTTP listener, now through an HTTPS one too
+			hb.gwTLS, hb.gwTLSBy = e.tls, rp // its location through an HTTP listener, now through an HTTPS one too
 		}
 		return
 	}
@@ -94,7 +98,7 @@ func (m *merge) claimEntry(rp *routePlan, e routeEntry) {
 		m.hosts[e.server] = hb
 	}
 	if e.tls != nil && hb.gwTLS == nil {
-		hb.gwTLS = e.tls
+		hb.gwTLS, hb.gwTLSBy = e.tls, rp
 	}
 	hb.claims = append(hb.claims, c)
 	for _, n := range locationBackends(e.loc) {
@@ -108,8 +112,15 @@ func (m *merge) claimEntry(rp *routePlan, e routeEntry) {
 // gatewayTLS gives each host an HTTPS listener serves the listener's certificate, unless
 // an Ingress's TLS entry gave it one (the Ingress's stays).
 func (m *merge) gatewayTLS() {
-	for _, hb := range m.hosts {
+	for key, hb := range m.hosts {
 		if hb.gwTLS == nil || hb.tls != nil || hb.passthrough != nil {
+			continue
+		}
+		if key == api.CatchAllHostname && hb.gwTLS.port != 0 {
+			// The model serves the catch-all on ports of its own only with both its own:
+			// its plain-HTTP server stays on the proxy's port, without TLS.
+			hb.gwTLSBy.warn(ReasonConflict, "HTTPS of the catch-all on listener %s's port %d is not served: the catch-all of the proxy's own plain-HTTP port cannot take an HTTPS port of its own; give the listener a hostname or the proxy's HTTPS port",
+				hb.gwTLS.spec.Name, hb.gwTLS.port)
 			continue
 		}
 		hb.tls = &api.ServerTLS{Certificate: hb.gwTLS.cert}

@@ -1,8 +1,11 @@
 package reconciler
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
+	"github.com/restyplane/restyplane/api"
 	corev1 "k8s.io/api/core/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -21,19 +24,38 @@ type gatewayPlan struct {
 	gatewayList []*gatewayState
 	// ports are the protocols the Gateways serve their ports with, the oldest's first.
 	ports map[gatewayv1.PortNumber]gatewayv1.ProtocolType
+	// restPorts are the ports of their own the REST API's servers listen on, and which
+	// server: nginx serves a port with one protocol.
+	restPorts map[restPort]string
 	// routes are oldest first, then by kind, namespace and name: the spec's order.
 	routes []*routePlan
 }
 
+// restPort is a port of a REST server's own: plain HTTP or HTTPS.
+type restPort struct {
+	port  int
+	plain bool
+}
+
 // planGateways checks the snapshot's classes, Gateways and routes; nil without Gateway API.
-func planGateways(snap *Snapshot) *gatewayPlan {
+func planGateways(snap *Snapshot, head *api.State) *gatewayPlan {
 	gs := snap.Gateway
 	if gs == nil {
 		return nil
 	}
 	gp := &gatewayPlan{snap: gs, whole: snap, secrets: snap.Secrets, address: gs.Address,
 		classes: map[string]*classState{}, gateways: map[string]*gatewayState{},
-		ports: map[gatewayv1.PortNumber]gatewayv1.ProtocolType{}}
+		ports: map[gatewayv1.PortNumber]gatewayv1.ProtocolType{}, restPorts: map[restPort]string{}}
+	for _, n := range slices.Sorted(maps.Keys(head.Servers)) {
+		if srv := head.Servers[n]; srv.Source.Kind != api.SourceKubernetes {
+			if srv.Port != 0 {
+				gp.restPorts[restPort{srv.Port, true}] = n
+			}
+			if srv.TLS != nil && srv.TLS.Port != 0 {
+				gp.restPorts[restPort{srv.TLS.Port, false}] = n
+			}
+		}
+	}
 	for _, gc := range gs.Classes {
 		gp.classes[gc.Name] = planClass(gc)
 	}

@@ -215,3 +215,52 @@ func TestGatewayRouteBudget(t *testing.T) {
 		t.Errorf("second route: applied %t, %s, %v; want refused over the budget", r.Applied, conditionsOf(r), r.Problems)
 	}
 }
+
+// TestGatewayRouteBesideIngress: an Ingress and a route of one namespace share a host;
+// a path both route goes to the Ingress (its paths are claimed first) and the route is
+// told, and the host's server holds each path once.
+func TestGatewayRouteBesideIngress(t *testing.T) {
+	objs := append(gatewayBase(), serviceWith("infra", "web", "10.0.0.1")...)
+	objs = append(objs, serviceWith("infra", "api", "10.0.0.2")...)
+	ing := aged(kubetest.Ingress("infra", "ing", "", kubetest.Path{Host: "both.example.com", Path: "/api", Service: "web", Port: 80}), 5)
+	r := routeAged(parentOn(kubetest.HTTPRoute("infra", "r", "", []string{"both.example.com"},
+		kubetest.Rule("/api", []string{"api"}), kubetest.Rule("/", []string{"api"})), ""), 1)
+	tr := translateGateway(t, append(objs, ing, r)...)
+	got := locationsOf(tr.Servers["k8s.both.example.com"])
+	if want := []string{"prefix / -> k8s.infra.api.80", "prefix /api -> k8s.infra.web.80"}; !cmp.Equal(got, want) {
+		t.Errorf("both.example.com = %v, want %v", got, want)
+	}
+	if rr := tr.Gateway.Routes["HTTPRoute infra/r"]; !rr.Applied || !hasProblem(rr.Problems, ReasonConflict, "Ingress infra/ing") {
+		t.Errorf("route: applied %t, %v; want /api lost to the Ingress, / applied", rr.Applied, rr.Problems)
+	}
+}
+
+// TestGatewayPortsTheModelRefuses: what the store would refuse for the whole history is
+// refused to the one listener or route that asks it: a port a REST server serves with the
+// other protocol (PortUnavailable), and the catch-all's HTTPS on a port of its own beside
+// the proxy's plain-HTTP port (served without it, the route told).
+func TestGatewayPortsTheModelRefuses(t *testing.T) {
+	cert, key := kubetest.SelfSigned(t, "x.example.com")
+	objs := gatewayBase(kubetest.Listener("http", 80, ""), kubetest.Listener("on-rest-tls", 9443, "r.example.com"),
+		kubetest.HTTPSListener("alt-tls", 8443, "", "cert"))
+	objs = append(objs, kubetest.TLSSecret("infra", "cert", cert, key))
+	objs = append(objs, serviceWith("infra", "web", "10.0.0.1")...)
+	objs = append(objs, routeAged(parentOn(kubetest.HTTPRoute("infra", "all", "", nil, kubetest.Rule("/", []string{"web"})), ""), 1))
+	head := api.NewState()
+	head.Certificates["rest-cert"] = &api.Certificate{Name: "rest-cert", Source: api.Source{Kind: api.SourceAPI}}
+	head.Servers["rest"] = &api.Server{Name: "rest", Hostnames: []string{"rest.example.com"}, Source: api.Source{Kind: api.SourceAPI},
+		TLS: &api.ServerTLS{Certificate: "rest-cert", Port: 9443}, Port: 9080}
+	tr := Translate(gwSnapshot(objs...), head)
+	for _, l := range tr.Gateway.Gateways[0].Listeners {
+		if l.Status.Name == "on-rest-tls" && !strings.Contains(listenerConditions(l), "Accepted=False/PortUnavailable") {
+			t.Errorf("listener on the REST server's HTTPS port: %s, want PortUnavailable", listenerConditions(l))
+		}
+	}
+	srv := tr.Servers["k8s._default"]
+	if srv == nil || srv.TLS != nil || srv.Port != 0 {
+		t.Fatalf("catch-all server = %+v, want it on the proxy's plain port without TLS", srv)
+	}
+	if r := tr.Gateway.Routes["HTTPRoute infra/all"]; !hasProblem(r.Problems, ReasonConflict, "HTTPS of the catch-all") {
+		t.Errorf("route problems %v, want the catch-all's HTTPS refused", r.Problems)
+	}
+}

@@ -44,8 +44,9 @@ type hostBuild struct {
 	host  string
 	port  int
 	// gwTLS is the HTTPS listener whose certificate the host presents when no Ingress
-	// gives it one.
-	gwTLS *listenerState
+	// gives it one, and gwTLSBy the route that reached the host through it.
+	gwTLS   *listenerState
+	gwTLSBy *routePlan
 	// defaultSource is the controller-wide default backend's Service, the source of a
 	// server no Ingress routes on (source is nil then).
 	defaultSource *api.Source

@@ -82,7 +82,7 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	sort.Slice(ings, func(i, j int) bool { return older(ings[i], ings[j], served) })
 	m := &merge{t: t, head: head, res: reservedBy(head), claims: map[string]*claim{}, hosts: map[string]*hostBuild{},
 		balancedBy: map[string]*networkingv1.Ingress{}, canaryBy: map[string]*networkingv1.Ingress{}}
-	gw := planGateways(snap)
+	gw := planGateways(snap, head)
 	owners := ownHosts(ings, snap.Claims, head, gw.claimants()...)
 	spend := newSpending(snap.Budgets, head)
 	m.owners = owners
