@@ -77,7 +77,7 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 		name := strings.TrimPrefix(strings.TrimPrefix(v.Name, nginxPrefix), ownPrefix)
 		switch v.Verdict {
 		case api.VerdictRefused:
-			if name == "configuration-snippet" || name == "server-snippet" {
+			if name == "configuration-snippet" || name == "server-snippet" || name == "auth-snippet" {
 				snippets = append(snippets, v.Name+": "+v.Why)
 			} else if strings.HasSuffix(name, "-snippet") && v.Why == whySnippet {
 				snippets = append(snippets, v.Name)

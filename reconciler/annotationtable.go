@@ -122,16 +122,18 @@ func assembleTable(groups []annotationGroup) map[string]annotationRule {
 // snippetGroup: raw nginx configuration, never injected. configuration-snippet and
 // server-snippet are translated into typed fields when every directive has one (see
 // snippettranslate.go) and refused otherwise, naming the directive; modsecurity-snippet
-// is the WAF group's; the others are refused whatever their value.
+// is the WAF group's and auth-snippet the auth group's; stream-snippet is refused
+// whatever its value.
 var snippetGroup = annotationGroup{name: "snippets", scope: scopeLocation, parse: parseSnippets, rules: map[string]annotationRule{
 	"configuration-snippet": translated(whyTranslated + "; on every location of the Ingress"),
 	"server-snippet":        translated(whyTranslated + "; its directives on every location of the Ingress, its location blocks (which must answer themselves: return, deny all, a redirect) on each of the Ingress's hosts"),
-	"auth-snippet":          refused(whySnippet), "stream-snippet": refused(whySnippet),
+	"stream-snippet":        refused(whySnippet),
 }}
 
 // whyTranslated: how snippets are read.
 const whyTranslated = "read by a strict tokenizer of nginx's syntax and translated into typed fields when every directive has one " +
-	"(headers set/add/remove, return, deny all, redirects, expires, the response cache, buffer sizes, timeouts, server_tokens off); " +
+	"(headers set/add/remove, their values text and variables of a fixed list: $req_id, $request_id, $remote_addr, $scheme, $host, $ssl_client_s_dn, $ssl_client_verify…; " +
+	"return, deny all, redirects, expires, the response cache, buffer sizes, timeouts, server_tokens off); " +
 	"refused otherwise, naming the directive (lua_*, include, load_module, if, unknown ones)"
 
 // translated is a snippet's rule: classify translates or refuses it by its value.
@@ -191,6 +193,12 @@ func classify(name, value string, own bool) (verdict, why string) {
 			return api.VerdictRefused, "no typed equivalent: " + err.Error()
 		}
 		return api.VerdictTranslated, "translated: " + strings.Join(f.became, "; ")
+	case name == "auth-snippet":
+		a, err := translateAuthSnippet(value)
+		if err != nil {
+			return api.VerdictRefused, "no typed equivalent: " + err.Error()
+		}
+		return api.VerdictTranslated, "translated: " + strings.Join(a.became, "; ")
 	case strings.HasSuffix(name, "-snippet") && (!ok || r.verdict != api.VerdictHonoured):
 		// A snippet is raw nginx configuration, unless its group translates it.
 		return api.VerdictRefused, whySnippet

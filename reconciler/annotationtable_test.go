@@ -86,6 +86,13 @@ func TestAnnotationTableIsRead(t *testing.T) {
 			if _, err := parseAnnotations(map[string]string{full: "\x00bad"}); err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("translated %s: a bad value gives %v, want an error naming it", name, err)
 			}
+			if name == "auth-snippet" {
+				a, err := parseAnnotations(map[string]string{full: "proxy_set_header X-A a;", nginxPrefix + "auth-url": "http://auth.test/"})
+				if err != nil || a.auth == nil || a.auth.External == nil || len(a.auth.External.RequestHeaders) != 1 {
+					t.Errorf("translated %s: proxy_set_header X-A a; gives %v, %+v; want it read", name, err, a.auth)
+				}
+				continue
+			}
 			if a, err := parseAnnotations(map[string]string{full: "deny all;"}); err != nil || a.snippet == nil || !a.snippet.deny {
 				t.Errorf("translated %s: deny all; gives %v, %+v; want it read", name, err, a.snippet)
 			}
