@@ -41,8 +41,9 @@ type annotations struct {
 	sslRedirect bool
 	// sslPassthrough hands the TLS connections of the Ingress's hosts to a backend.
 	sslPassthrough bool
-	// ignored are the annotations the Ingress is served without, as "name: why".
-	ignored []string
+	// ignored are the annotations the Ingress is served without, as "name: why"; unknown
+	// those of them that are not ingress-nginx's (see unknownannotation.go).
+	ignored, unknown []string
 	// Policies: authAnn is what the auth annotations say; auth is the policy
 	// the Ingress's locations get, its htpasswd named once planAuth read the Secret.
 	authAnn authAnnotations
@@ -85,6 +86,10 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 				refusals = append(refusals, v.Name+" ("+v.Why+")")
 			}
 		case api.VerdictIgnored:
+			if strings.HasPrefix(v.Name, nginxPrefix) && isUnknownAnnotation(name) {
+				a.unknown = append(a.unknown, v.Name+": "+v.Why)
+				continue
+			}
 			a.ignored = append(a.ignored, v.Name+": "+v.Why)
 		case api.VerdictHonoured, api.VerdictTranslated:
 			// restyplane.io/ comes after nginx.ingress.kubernetes.io/ in the sorted list

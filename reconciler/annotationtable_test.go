@@ -45,16 +45,17 @@ func TestClassify(t *testing.T) {
 		{"ssl-passthrough", "true", false, api.VerdictHonoured},
 		{"configuration-snippet", "return 200;", false, api.VerdictTranslated},
 		{"configuration-snippet", "lua_need_request_body on;", false, api.VerdictRefused},
-		{"some-new-snippet", "x", false, api.VerdictRefused},
+		{"some-new-snippet", "x", false, api.VerdictIgnored}, // not ingress-nginx's: it ignored it
 		{"proxy-body-size", "50m", false, api.VerdictHonoured}, // policies
 		{"server-alias", "www.example.com", false, api.VerdictHonoured},
 		{"enable-influxdb", "true", false, api.VerdictIgnored},
 		{"enable-cors", "true", false, api.VerdictHonoured},
 		{"preserve-trailing-slash", "true", false, api.VerdictIgnored},
-		// Unknown names: refused when they look like protection, else ignored; unknown
-		// restyplane.io names are refused (a typo).
-		{"auth-jwt-issuer", "x", false, api.VerdictRefused},
-		{"client-cert-required", "true", false, api.VerdictRefused},
+		// Unknown names under ingress-nginx's prefix are not ingress-nginx's, which ignored
+		// them: ignored (see TestUnknownAnnotation); unknown restyplane.io names are
+		// refused (a typo).
+		{"auth-jwt-issuer", "x", false, api.VerdictIgnored},
+		{"client-cert-required", "true", false, api.VerdictIgnored},
 		{"frobnicate", "x", false, api.VerdictIgnored},
 		{"frobnicate", "x", true, api.VerdictRefused},
 		{"load-balance", "ewma", true, api.VerdictHonoured},

@@ -125,10 +125,14 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 		if len(ing.Spec.Rules) == 0 {
 			hosts = []string{api.CatchAllHostname}
 		}
+		vhost, err := p.vhost(db.Service)
+		if err != nil {
+			return nil, fmt.Errorf("defaultBackend: %w", err)
+		}
 		for _, h := range hosts {
 			loc := api.Location{Path: "/", Match: api.MatchPrefix, Backend: name, Timeouts: ann.timeouts, Auth: p.ann.auth,
 				Access: p.ann.access, Limits: p.ann.limits, WAF: p.ann.waf,
-				UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
+				UpstreamHost: vhost, ForwardedPrefix: p.ann.up.prefix}
 			p.ann.http.location(&loc) // policies
 			loc = p.withPolicies(loc, db.Service)
 			if s := p.ann.snippet; s != nil {
@@ -213,9 +217,13 @@ func (p *plan) backend(b *networkingv1.IngressBackend, snap *Snapshot) (string, 
 // location translates one Ingress path. Prefix and ImplementationSpecific paths are prefix
 // locations (ingress-nginx treats ImplementationSpecific as a prefix too); Exact is exact.
 func (p *plan) location(path networkingv1.HTTPIngressPath, backend string) (api.Location, error) {
+	vhost, err := p.vhost(path.Backend.Service)
+	if err != nil {
+		return api.Location{}, err
+	}
 	l := api.Location{Path: path.Path, Match: api.MatchPrefix, Backend: backend, Timeouts: p.ann.timeouts, Auth: p.ann.auth,
 		Access: p.ann.access, Limits: p.ann.limits, WAF: p.ann.waf,
-		UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
+		UpstreamHost: vhost, ForwardedPrefix: p.ann.up.prefix}
 	p.ann.http.location(&l) // policies
 	if l.Path == "" {
 		l.Path = "/"

@@ -115,6 +115,9 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 		for _, n := range p.ann.ignored {
 			rep.note(ReasonIgnoredAnnotation, "served without %s", n)
 		}
+		for _, n := range p.ann.unknown {
+			rep.warn(ReasonUnknownAnnotation, "served without %s", n)
+		}
 		for _, w := range p.tlsRefusals {
 			rep.warn(ReasonTLSRefused, "%s", w)
 		}
