@@ -147,7 +147,7 @@ var observabilityGroup = annotationGroup{name: "observability", rules: map[strin
 	"enable-access-log":  ignored(whyGlobal),
 	"enable-rewrite-log": ignored(whyGlobal), "enable-opentelemetry": ignored(whyGlobal),
 	"opentelemetry-trust-incoming-span": ignored(whyGlobal), "enable-opentracing": ignored(whyGlobal),
-	"opentelemetry-operation-name": ignored(whyGlobal),
+	"opentelemetry-operation-name":    ignored(whyGlobal),
 	"opentracing-trust-incoming-span": ignored(whyGlobal),
 	// In ingress-nginx's annotation list: metrics to InfluxDB, which restyplane
 	// does not send; its own metrics are on /metrics.

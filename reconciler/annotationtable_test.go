@@ -45,7 +45,7 @@ func TestClassify(t *testing.T) {
 		{"ssl-passthrough", "true", false, api.VerdictHonoured},
 		{"configuration-snippet", "return 200;", false, api.VerdictTranslated},
 		{"configuration-snippet", "lua_need_request_body on;", false, api.VerdictRefused},
-		{"some-new-snippet", "x", false, api.VerdictIgnored}, // not ingress-nginx's: it ignored it
+		{"some-new-snippet", "x", false, api.VerdictIgnored},   // not ingress-nginx's: it ignored it
 		{"proxy-body-size", "50m", false, api.VerdictHonoured}, // policies
 		{"server-alias", "www.example.com", false, api.VerdictHonoured},
 		{"enable-influxdb", "true", false, api.VerdictIgnored},

@@ -19,7 +19,7 @@ type upstreamAnnotations struct {
 	protocol string
 	tls      *api.UpstreamTLS
 	// secret is the "namespace/name" of proxy-ssl-secret, always the Ingress's namespace.
-	secret          string
+	secret string
 	// host is upstream-vhost as written; plan.vhost fills in its variables per path.
 	host, prefix    string
 	serviceUpstream bool
