@@ -109,6 +109,11 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 			}
 			continue
 		}
+		if why := passthroughRefusal(p, head); why != "" {
+			rep.warn(ReasonRefusedAnnotation, "not applied: %s", why)
+			mains = append(mains, holdPlan(ing))
+			continue
+		}
 		for _, w := range p.warnings {
 			rep.warn(ReasonDegraded, "%s", w)
 		}
