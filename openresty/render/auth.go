@@ -70,7 +70,7 @@ func newAuthView(a *api.LocationAuth) *authView {
 		}
 	}
 	if e := a.External; e != nil {
-		x := &extAuthView{URL: e.URL, Method: e.Method, Signin: e.Signin, RequestRedirect: e.RequestRedirect}
+		x := &extAuthView{URL: rootedURL(e.URL), Method: e.Method, Signin: e.Signin, RequestRedirect: e.RequestRedirect}
 		names, _ := api.AuthURLVariables("url", e.URL) // validated; authURLQuote checks again
 		seen := map[string]bool{}
 		for _, n := range names {
@@ -90,6 +90,19 @@ func newAuthView(a *api.LocationAuth) *authView {
 		v.External = x
 	}
 	return v
+}
+
+// rootedURL gives a URL with a query but no path the path "/": proxy_pass would send the
+// query alone as the request's target (GET ?code=200), which no server takes.
+func rootedURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	if i := strings.IndexAny(rest, "/?"); i >= 0 && rest[i] == '?' {
+		return scheme + "://" + rest[:i] + "/" + rest[i:]
+	}
+	return u
 }
 
 // authDefaultHeaders are the headers of api.AuthRequestHeaders that an external auth's own
