@@ -12,7 +12,9 @@ import (
 // as it is: the request's path is not appended.
 type Redirect struct {
 	// URL is http(s)://host[:port][/path][?query], or a path on the same host (sent as
-	// <scheme>://<Host header><path>).
+	// <scheme>://<Host header><path>). On a regex location an http(s) URL may name the
+	// location's capture groups $1-$9 (ingress-nginx's rewrite-target to a URL); the
+	// request's query is then kept, as nginx's rewrite to a URL keeps it.
 	URL string `json:"url" example:"https://shop.example.com/new"`
 	// Code is 301, 302, 303, 307 or 308; 302 if 0.
 	Code int `json:"code,omitempty" enums:"301,302,303,307,308" example:"301"`
@@ -42,7 +44,11 @@ func (l *Location) validateRedirect() error {
 	default:
 		return Invalid("redirect.code", "code must be 301, 302, 303, 307 or 308")
 	}
-	if err := ValidRedirectURL("redirect.url", r.URL); err != nil {
+	if strings.Contains(r.URL, "$") {
+		if err := l.validCaptureRedirect(); err != nil {
+			return err
+		}
+	} else if err := ValidRedirectURL("redirect.url", r.URL); err != nil {
 		return err
 	}
 	switch {

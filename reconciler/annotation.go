@@ -170,7 +170,7 @@ var canaryGroup = annotationGroup{name: "canary", scope: scopeBackend, rules: ma
 
 // rewriteGroup: the path sent upstream.
 var rewriteGroup = annotationGroup{name: "rewrite", scope: scopeLocation, parse: parseRewrite, rules: map[string]annotationRule{
-	"rewrite-target":          honoured("a path; with $1-$9 (/$2 on a path with two groups) the Ingress's paths become regexes and the whole path is rewritten with their groups, as in ingress-nginx, and a group the path lacks refuses the Ingress; a plain path replaces only a Prefix path's prefix, where ingress-nginx replaces the whole path"),
+	"rewrite-target":          honoured("a path; with $1-$9 (/$2 on a path with two groups) the Ingress's paths become regexes and the whole path is rewritten with their groups, as in ingress-nginx, and a group the path lacks refuses the Ingress; a plain path replaces only a Prefix path's prefix, where ingress-nginx replaces the whole path; an http(s) URL, which nginx's rewrite answers with a redirect, makes each path a 302 there; its $1-$9 name the path's groups, and then the request's query is kept"),
 	"preserve-trailing-slash": ignored(whyNotImpl),
 }}
 
@@ -179,12 +179,23 @@ func parseRewrite(get func(string) (string, bool), a *annotations) error {
 	if v, ok := get("rewrite-target"); ok {
 		// With $1-$9 the rewrite is checked per path, against the groups each one has.
 		a.rewriteCaptures = strings.Contains(v, "$")
+		if redirectsTo(v) {
+			// Checked per path, as a redirect of the path's location.
+			a.rewrite = v
+			return nil
+		}
 		if err := api.ValidPath("rewrite-target", v); err != nil && !a.rewriteCaptures {
 			return fmt.Errorf("annotation rewrite-target: %q must be a path such as / or /$2: %w", printableValue(v), err)
 		}
 		a.rewrite = v
 	}
 	return nil
+}
+
+// redirectsTo says whether a rewrite-target is a URL: nginx's rewrite answers a
+// replacement that starts with http:// or https:// with a redirect (302) there.
+func redirectsTo(target string) bool {
+	return strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
 }
 
 // sslRedirectGroup: the client's TLS connection.

@@ -277,8 +277,18 @@ func (p *plan) snippetLocations(hosts []string) {
 // rewrite sets the location's rewrite-target. On a regex path it replaces the whole path,
 // its $1-$9 naming the path's groups, as in ingress-nginx; on a prefix path it replaces
 // the prefix (ingress-nginx replaces the whole path there too: see the annotation's row).
+// A URL makes the location redirect there.
 func (p *plan) rewrite(l *api.Location) error {
 	switch {
+	case redirectsTo(p.ann.rewrite):
+		// nginx's rewrite to a URL redirects (302), keeping the query.
+		l.Redirect = &api.Redirect{URL: p.ann.rewrite, Code: 302}
+		check := api.Server{Name: "x", Hostnames: []string{"x.test"}, Locations: []api.Location{*l}}
+		check.Normalize()
+		if err := check.Validate(); err != nil {
+			return fmt.Errorf("path %q: rewrite-target %q redirects there, and %w", l.Path, p.ann.rewrite, err)
+		}
+		return nil
 	case p.ann.rewrite == "":
 	case l.Match == api.MatchExact:
 		return fmt.Errorf("rewrite-target applies to Prefix and ImplementationSpecific paths only, and %q is Exact", l.Path)

@@ -66,6 +66,8 @@ type redirectView struct {
 	Code int
 	URL  string
 	Path bool
+	// Captures: the URL names the regex location's groups ($1-$9), and the query is kept.
+	Captures bool
 }
 
 func newRedirectView(r *api.Redirect) *redirectView {
@@ -76,7 +78,7 @@ func newRedirectView(r *api.Redirect) *redirectView {
 	if code == 0 {
 		code = 302
 	}
-	return &redirectView{Code: code, URL: r.URL, Path: strings.HasPrefix(r.URL, "/")}
+	return &redirectView{Code: code, URL: r.URL, Path: strings.HasPrefix(r.URL, "/"), Captures: strings.Contains(r.URL, "$")}
 }
 
 // wwwView is a server block that answers a www partner name with a 308 to its hostname.
