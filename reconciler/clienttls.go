@@ -19,7 +19,7 @@ var clientTLSAnnotations = []string{"auth-tls-verify-client", "auth-tls-verify-d
 
 // clientTLSGroup: client certificates, verified per host in the TLS handshake.
 var clientTLSGroup = annotationGroup{name: "client certificates", scope: scopeHost, rules: map[string]annotationRule{
-	"auth-tls-secret":        honoured("a Secret's ca.crt (kubernetes.io/tls or Opaque) of the Ingress's own namespace; every Ingress of a host must ask the same, and the host needs a TLS entry"),
+	"auth-tls-secret":        honoured("a Secret's ca.crt (kubernetes.io/tls or Opaque) of the Ingress's own namespace; every Ingress of a host must ask the same; a host without a TLS entry is served over HTTPS with the proxy's default certificate, as ingress-nginx serves it, and its plain HTTP redirects there (ingress-nginx served plain HTTP without asking for the certificate), so ssl-redirect false refuses such an Ingress"),
 	"auth-tls-verify-client": honoured("on, optional, optional_no_ca or off"), "auth-tls-verify-depth": honoured("1-10"),
 	"auth-tls-error-page":                   honoured("a 302 to an http(s) URL, no nginx variables"),
 	"auth-tls-pass-certificate-to-upstream": honoured("ssl-client-cert, URL-escaped PEM; ssl-client-verify and the DNs are always sent"),

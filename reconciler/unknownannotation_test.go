@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
 
 // ingressNginxAnnotations are the annotations ingress-nginx reads, as its
@@ -99,6 +100,13 @@ func TestUnknownAnnotation(t *testing.T) {
 	}
 	if len(a.unknown) != 2 || len(a.ignored) != 0 || !strings.Contains(a.unknown[0], "server-snippets") {
 		t.Errorf("unknown %q, ignored %q: want the two typos reported as unknown", a.unknown, a.ignored)
+	}
+	// The Ingress is served, and a Warning names the typo.
+	ing := aged(kubetest.Ingress("ns", "socket", "", kubetest.Path{Host: "socket.test", Path: "/", Service: "web", Port: 80}), 0,
+		nginxPrefix+"server-snippets", "location / { proxy_set_header Upgrade $http_upgrade; }")
+	tr := Translate(snapshotOf(kubetest.Service("ns", "web", 80), ing), nil)
+	if !tr.Reports["ns/socket"].Applied || !warned(tr, "ns/socket", ReasonUnknownAnnotation, "did you mean server-snippet?") {
+		t.Errorf("report %+v, want applied with an UnknownAnnotation warning", tr.Reports["ns/socket"])
 	}
 	// A typo of the annotation a protection needs leaves it incomplete: refused, as
 	// without the typo, never served open.
