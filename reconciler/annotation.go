@@ -16,9 +16,6 @@ const (
 	ownPrefix   = "restyplane.io/"
 )
 
-// defaultAffinityCookie is ingress-nginx's default session cookie name.
-const defaultAffinityCookie = "INGRESSCOOKIE"
-
 // errSnippet marks an Ingress refused for its snippet annotations, errRefusedAnnotation
 // one refused for an annotation that restricts access or protects traffic.
 var (
@@ -115,19 +112,14 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 	return a, nil
 }
 
-// balanceGroup: how a backend spreads requests over its endpoints.
+// balanceGroup: how a backend spreads requests over its endpoints; affinityGroup pins
+// clients to them.
 var balanceGroup = annotationGroup{name: "balancing", scope: scopeBackend, parse: parseBalance, rules: map[string]annotationRule{
 	"load-balance": honoured("round_robin or ewma"), "upstream-hash-by": honoured("consistent hashing by one nginx variable"),
-	"affinity": honoured("cookie only"), "session-cookie-name": honoured("the affinity cookie's name"),
-	"affinity-mode": ignored(whyNotImpl), "upstream-hash-by-subset": ignored(whyNotImpl),
-	"upstream-hash-by-subset-size": ignored(whyNotImpl), "session-cookie-path": ignored(whyNotImpl),
-	"session-cookie-domain": ignored(whyNotImpl), "session-cookie-samesite": ignored(whyNotImpl),
-	"session-cookie-conditional-samesite-none": ignored(whyNotImpl), "session-cookie-expires": ignored(whyNotImpl),
-	"session-cookie-max-age": ignored(whyNotImpl), "session-cookie-secure": ignored(whyNotImpl),
-	"session-cookie-change-on-failure": ignored(whyNotImpl),
+	"upstream-hash-by-subset": ignored(whyNotImpl), "upstream-hash-by-subset-size": ignored(whyNotImpl),
 }}
 
-// parseBalance reads load-balance, upstream-hash-by and cookie affinity.
+// parseBalance reads load-balance and upstream-hash-by.
 func parseBalance(get func(string) (string, bool), a *annotations) error {
 	if v, ok := get("load-balance"); ok {
 		if v != api.RoundRobin && v != api.EWMA {
@@ -141,18 +133,6 @@ func parseBalance(get func(string) (string, bool), a *annotations) error {
 		}
 		// As in ingress-nginx, hashing takes precedence over load-balance.
 		a.loadBalance, a.hashBy = api.CHash, v
-	}
-	if v, ok := get("affinity"); ok {
-		if v != "cookie" {
-			return fmt.Errorf("annotation affinity: %q is not supported, only cookie", v)
-		}
-		a.affinity = &api.Affinity{Cookie: defaultAffinityCookie}
-		if c, ok := get("session-cookie-name"); ok {
-			if err := api.ValidCookieName("session-cookie-name", c); err != nil {
-				return fmt.Errorf("annotation session-cookie-name: %w", err)
-			}
-			a.affinity.Cookie = c
-		}
 	}
 	return nil
 }

@@ -92,7 +92,7 @@ type annotationGroup struct {
 
 // annotationGroups are every group, in the order parseAnnotations reads them: the error
 // of an earlier group is the one an Ingress is refused with.
-var annotationGroups = []annotationGroup{balanceGroup, canaryGroup, rewriteGroup, timeoutGroup, sslRedirectGroup,
+var annotationGroups = []annotationGroup{balanceGroup, affinityGroup, canaryGroup, rewriteGroup, timeoutGroup, sslRedirectGroup,
 	authGroup, clientTLSGroup, accessGroup, limitGroup, httpGroup, proxyGroup, upstreamGroup,
 	snippetGroup, wafGroup, observabilityGroup, unimplementedGroup, foreignGroup}
 

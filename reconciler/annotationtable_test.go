@@ -73,10 +73,14 @@ func TestAnnotationTableIsRead(t *testing.T) {
 		full := nginxPrefix + name
 		switch r.verdict {
 		case api.VerdictHonoured:
-			if name == "canary-weight" || name == "canary-by-header" || name == "canary-by-header-value" || name == "canary-by-cookie" || name == "session-cookie-name" {
-				continue // read only with canary or affinity; checked by TestParseAnnotations
+			if name == "canary-weight" || name == "canary-by-header" || name == "canary-by-header-value" || name == "canary-by-cookie" {
+				continue // read only with canary; checked by TestParseAnnotations
 			}
-			if _, err := parseAnnotations(map[string]string{full: "\x00bad"}); err == nil || !strings.Contains(err.Error(), name) {
+			in := map[string]string{full: "\x00bad"}
+			if _, ok := affinityGroup.rules[name]; ok && name != "affinity" {
+				in[nginxPrefix+"affinity"] = "cookie" // read only with affinity
+			}
+			if _, err := parseAnnotations(in); err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("honoured %s: a bad value gives %v, want an error naming it (is it read?)", name, err)
 			}
 		case api.VerdictRefused:
@@ -111,7 +115,7 @@ func TestAnnotationTableIsRead(t *testing.T) {
 // names the annotation), and a group without a parser honours nothing.
 func TestAnnotationGroupsReadTheirOwn(t *testing.T) {
 	conditional := map[string]bool{"canary-weight": true, "canary-by-header": true, "canary-by-header-value": true,
-		"canary-by-cookie": true, "session-cookie-name": true} // read only with canary or affinity
+		"canary-by-cookie": true} // read only with canary
 	for _, g := range annotationGroups {
 		for name, r := range g.rules {
 			if r.verdict != api.VerdictHonoured || conditional[name] {
@@ -121,7 +125,12 @@ func TestAnnotationGroupsReadTheirOwn(t *testing.T) {
 				t.Errorf("group %s honours %s but has no parser", g.name, name)
 				continue
 			}
-			get := func(n string) (string, bool) { return "\x00bad", n == name }
+			get := func(n string) (string, bool) {
+				if _, ok := g.rules[n]; ok && n == "affinity" && name != n {
+					return "cookie", true // the session cookie's annotations are read with affinity only
+				}
+				return "\x00bad", n == name
+			}
 			if err := g.parse(get, &annotations{sslRedirect: true}); err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("group %s, honoured %s: a bad value gives %v, want an error naming it (does its parser read it?)", g.name, name, err)
 			}

@@ -188,7 +188,7 @@ func balancing(b *api.Backend) string {
 		s += " by " + b.HashBy
 	}
 	if b.Affinity != nil {
-		s += ", affinity cookie " + b.Affinity.Cookie
+		s += ", " + affinityText(b.Affinity)
 	}
 	if b.Protocol != "" { // policies
 		s += ", protocol " + b.Protocol

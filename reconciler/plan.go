@@ -199,7 +199,11 @@ func (p *plan) backend(b *networkingv1.IngressBackend, snap *Snapshot) (string, 
 	// A canary Ingress's own backend annotations are ignored, as in ingress-nginx: the
 	// main Ingress decides how its traffic is balanced.
 	if p.ann.canary == nil {
-		be.LoadBalance, be.HashBy, be.Affinity = p.ann.loadBalance, p.ann.hashBy, p.ann.affinity
+		be.LoadBalance, be.HashBy = p.ann.loadBalance, p.ann.hashBy
+		if a := p.ann.affinity; a != nil {
+			copied := *a // each backend normalizes its own
+			be.Affinity = &copied
+		}
 		// Policies: protocol, TLS and service-upstream; a canary speaks as its
 		// main backend does (attachCanary).
 		if err := p.withUpstream(be, p.ing.Namespace+"/"+b.Service.Name, portKey(b.Service.Port), snap); err != nil {

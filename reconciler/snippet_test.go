@@ -85,7 +85,7 @@ func TestTranslateSnippet(t *testing.T) {
 	if diff := cmp.Diff(want, l); diff != "" {
 		t.Errorf("location (-want +got):\n%s", diff)
 	}
-	if len(f.became) != 17 || !strings.Contains(strings.Join(f.became, "\n"), "proxy_set_header X-Forwarded-Proto $scheme → nothing: restyplane sends X-Forwarded-Proto this way already") {
+	if len(f.became) != 17 || !strings.Contains(strings.Join(f.became, "\n"), "proxy_set_header X-Forwarded-Proto $scheme → nothing: restyplane sends X-Forwarded-Proto itself, as settings' useForwardedHeaders says") {
 		t.Errorf("became:\n%s", strings.Join(f.became, "\n"))
 	}
 

@@ -168,7 +168,8 @@ func mergeFilter(h *api.HeaderFilter, add api.HeaderFilter) *api.HeaderFilter {
 }
 
 // defaultRequestHeaders are the request headers restyplane already sends upstream, with
-// the values a snippet may write for them: such a proxy_set_header asks for nothing more.
+// the values a snippet may write for them: such a proxy_set_header asks for nothing more
+// (the X-Forwarded-* ones follow settings' useForwardedHeaders, proxy-wide).
 var defaultRequestHeaders = map[string][]string{
 	"host":              {"$host", "$http_host"},
 	"x-real-ip":         {"$remote_addr"},
@@ -272,6 +273,12 @@ func (f *snippetFields) directive(d directive) error {
 			return err
 		}
 		if slices.Contains(defaultRequestHeaders[strings.ToLower(d.args[0])], d.args[1]) {
+			if strings.HasPrefix(strings.ToLower(d.args[0]), "x-forwarded-") {
+				// Proxy-wide, as ingress-nginx's ConfigMap had it: what the proxy sees, or
+				// what the client sent with useForwardedHeaders.
+				became("nothing: restyplane sends %s itself, as settings' useForwardedHeaders says", d.args[0])
+				return nil
+			}
 			became("nothing: restyplane sends %s this way already", d.args[0])
 			return nil
 		}

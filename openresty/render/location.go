@@ -108,19 +108,26 @@ type rewriteView struct {
 	Regex, To             string
 }
 
-// defaultHeader is a proxy_set_header the template writes as it is: the values are nginx
-// variables chosen here, never user input.
-type defaultHeader struct{ Name, Value string }
+// defaultHeader is a proxy_set_header every location sends unless it sets the header
+// itself. The template writes the name and value as they are, nginx variables chosen
+// here, unless Quote says they are settings' proxySetHeaders, which it quotes.
+type defaultHeader struct {
+	Name, Value string
+	Quote       bool
+}
 
+// defaultHeaders are the headers sent upstream without useForwardedHeaders or
+// proxySetHeaders: the X-Forwarded-* headers say what the proxy sees, whatever the
+// client sent in them.
 var defaultHeaders = []defaultHeader{
-	{"Host", "$host"},
-	{"X-Real-IP", "$remote_addr"},
-	{"X-Forwarded-For", "$proxy_add_x_forwarded_for"},
-	{"X-Forwarded-Proto", "$scheme"},
-	{"X-Forwarded-Host", "$host"},
-	{"X-Forwarded-Port", "$server_port"},
-	{"Upgrade", "$http_upgrade"},
-	{"Connection", "$rp_connection"},
+	{Name: "Host", Value: "$host"},
+	{Name: "X-Real-IP", Value: "$remote_addr"},
+	{Name: "X-Forwarded-For", Value: "$remote_addr"},
+	{Name: "X-Forwarded-Proto", Value: "$scheme"},
+	{Name: "X-Forwarded-Host", Value: "$host"},
+	{Name: "X-Forwarded-Port", Value: "$server_port"},
+	{Name: "Upgrade", Value: "$http_upgrade"},
+	{Name: "Connection", Value: "$rp_connection"},
 }
 
 // newServerView makes one server block of the api servers that share its hostnames. nginx
@@ -129,7 +136,7 @@ var defaultHeaders = []defaultHeader{
 // their order, the prefix locations as regexes from the longest prefix down (neighbours
 // that differ only in their backend sharing a block), and last the root "/", which stays
 // a plain prefix that any regex overrides.
-func newServerView(servers []*api.Server, hostnames []string, ups map[string]upstreamView) (serverView, error) {
+func newServerView(servers []*api.Server, hostnames []string, ups map[string]upstreamView, defs []defaultHeader) (serverView, error) {
 	sv := serverView{Name: servers[0].Name, Hostnames: hostnames, CatchAll: true}
 	for _, s := range servers {
 		if s.TLS != nil && sv.TLS == "" {
@@ -163,7 +170,7 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 	for _, s := range servers {
 		for i, l := range s.Locations {
 			base := locationView{Server: s.Name, Backend: l.Backend, Headers: l.SetHeaders,
-				DefaultHeaders: headersWithout(l.SetHeaders), Auth: newAuthView(l.Auth),
+				DefaultHeaders: headersWithout(defs, l.SetHeaders), Auth: newAuthView(l.Auth),
 				CORS: newCORSConf(l.CORS), Redirect: newRedirectView(l.Redirect), Proxy: newProxyView(l)}
 			if l.Redirect == nil && l.Return == nil && !l.Deny { // a location that answers itself inspects nothing
 				base.WAF = newWAFView(s.EffectiveWAF(&l)) // policies
@@ -286,9 +293,9 @@ func timeoutFlags(t *api.Timeouts) string {
 
 // headersWithout drops the default headers a location sets itself, so that nginx never
 // sends two of them.
-func headersWithout(set []api.Header) []defaultHeader {
+func headersWithout(defs []defaultHeader, set []api.Header) []defaultHeader {
 	var out []defaultHeader
-	for _, d := range defaultHeaders {
+	for _, d := range defs {
 		overridden := false
 		for _, h := range set {
 			overridden = overridden || strings.EqualFold(h.Name, d.Name)

@@ -119,7 +119,8 @@ func (v *confView) portBehindRouter() {
 	swap := func(hs []defaultHeader) []defaultHeader {
 		out := make([]defaultHeader, len(hs)) // the slices may be the shared defaults
 		for i, h := range hs {
-			if h.Value == "$server_port" {
+			// Settings' proxySetHeaders (Quote) name only api's variables, as written.
+			if h.Value == "$server_port" && !h.Quote {
 				h.Value = "$rp_server_port"
 			}
 			out[i] = h

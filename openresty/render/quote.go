@@ -28,15 +28,6 @@ func authURLQuote(s string) (string, error) {
 	return quoteRaw(s)
 }
 
-// headerValueQuote quotes a header value, in which proxy_set_header and add_header expand
-// '$': every '$' must start a variable of api.HeaderVariables, never another.
-func headerValueQuote(s string) (string, error) {
-	if _, err := api.HeaderValueVariables("value", s); err != nil {
-		return "", fmt.Errorf("header value %q: %w", s, err)
-	}
-	return quoteRaw(s)
-}
-
 // regexQuote quotes a location regex. Location regexes are not variable-expanded, so '$'
 // stays an anchor.
 func regexQuote(s string) (string, error) {

@@ -126,9 +126,10 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		return nil, err
 	}
 	caFile := func(name string) (string, bool) { f, ok := cas[name]; return f, ok }
+	defs := proxyHeaders(s)
 	reached := map[string]bool{}
 	for _, g := range groupByHostnames(servers) {
-		sv, err := newServerView(g.servers, g.hostnames, ups)
+		sv, err := newServerView(g.servers, g.hostnames, ups, defs)
 		if err != nil {
 			return nil, &ServerError{g.servers[0].Name, err}
 		}
@@ -142,7 +143,7 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		for _, x := range sv.AuthLocations {
 			addressAuth(x, opts.AuthAddrs)
 		}
-		resolveErrors(&sv, ups) // policies
+		resolveErrors(&sv, ups, defs) // policies
 		if err := resolveClientTLS(&sv, caFile); err != nil {
 			return nil, &ServerError{sv.Name, err}
 		}
