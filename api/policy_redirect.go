@@ -17,7 +17,10 @@ import (
 // out).
 type Redirect struct {
 	// URL is http(s)://host[:port][/path][?query], or a path on the same host (sent as
-	// <scheme>://<Host header><path>). Empty in the parts form.
+	// <scheme>://<Host header><path>). On a regex location an http(s) URL may name the
+	// location's capture groups $1-$9 (ingress-nginx's rewrite-target to a URL); the
+	// request's query is then kept, as nginx's rewrite to a URL keeps it. Empty in the
+	// parts form.
 	URL string `json:"url,omitempty" example:"https://shop.example.com/new"`
 	// Scheme is http or https.
 	Scheme string `json:"scheme,omitempty" enums:"http,https" example:"https"`
@@ -76,6 +79,9 @@ func (l *Location) validateRedirect() error {
 func (l *Location) validateRedirectTarget() error {
 	r := l.Redirect
 	if !r.HasParts() {
+		if strings.Contains(r.URL, "$") {
+			return l.validCaptureRedirect()
+		}
 		return ValidRedirectURL("redirect.url", r.URL)
 	}
 	if r.URL != "" {

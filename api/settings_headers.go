@@ -16,23 +16,9 @@ type ProxyHeader struct {
 // MaxProxyHeaders bounds settings' proxySetHeaders.
 const MaxProxyHeaders = 50
 
-// ProxyHeaderVariables are the nginx variables a proxySetHeaders value may name, with what
-// each stands for. Nothing else after a '$' is accepted: each is defined by nginx itself
-// for every request, so a header can only ever carry these values, never run text.
-var ProxyHeaderVariables = map[string]string{
-	"remote_addr":        "the client address (after realIPFrom)",
-	"realip_remote_addr": "the address of the connection, before realIPFrom",
-	"remote_port":        "the client's port",
-	"scheme":             "http or https, as the client reached the proxy",
-	"host":               "the request's host name, lowercased, without the port",
-	"http_host":          "the request's Host header as the client sent it",
-	"server_port":        "the port the request came in on",
-	"request_id":         "a random identifier nginx gives each request (32 hex digits)",
-	"request_uri":        "the request's path and query, as sent",
-	"request_method":     "the request's method",
-	"ssl_protocol":       "the TLS version of an HTTPS request, empty on plain HTTP",
-	"ssl_cipher":         "the TLS cipher of an HTTPS request, empty on plain HTTP",
-}
+// ProxyHeaderVariables are the nginx variables a proxySetHeaders value may name: the one
+// list every typed header shares, HeaderVariables.
+var ProxyHeaderVariables = HeaderVariables
 
 // ProxyHeaderVariableNames lists ProxyHeaderVariables with their '$', sorted.
 func ProxyHeaderVariableNames() []string {

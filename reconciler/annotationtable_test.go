@@ -45,16 +45,17 @@ func TestClassify(t *testing.T) {
 		{"ssl-passthrough", "true", false, api.VerdictHonoured},
 		{"configuration-snippet", "return 200;", false, api.VerdictTranslated},
 		{"configuration-snippet", "lua_need_request_body on;", false, api.VerdictRefused},
-		{"some-new-snippet", "x", false, api.VerdictRefused},
+		{"some-new-snippet", "x", false, api.VerdictIgnored},   // not ingress-nginx's: it ignored it
 		{"proxy-body-size", "50m", false, api.VerdictHonoured}, // policies
 		{"server-alias", "www.example.com", false, api.VerdictHonoured},
 		{"enable-influxdb", "true", false, api.VerdictIgnored},
 		{"enable-cors", "true", false, api.VerdictHonoured},
 		{"preserve-trailing-slash", "true", false, api.VerdictIgnored},
-		// Unknown names: refused when they look like protection, else ignored; unknown
-		// restyplane.io names are refused (a typo).
-		{"auth-jwt-issuer", "x", false, api.VerdictRefused},
-		{"client-cert-required", "true", false, api.VerdictRefused},
+		// Unknown names under ingress-nginx's prefix are not ingress-nginx's, which ignored
+		// them: ignored (see TestUnknownAnnotation); unknown restyplane.io names are
+		// refused (a typo).
+		{"auth-jwt-issuer", "x", false, api.VerdictIgnored},
+		{"client-cert-required", "true", false, api.VerdictIgnored},
 		{"frobnicate", "x", false, api.VerdictIgnored},
 		{"frobnicate", "x", true, api.VerdictRefused},
 		{"load-balance", "ewma", true, api.VerdictHonoured},
@@ -89,6 +90,13 @@ func TestAnnotationTableIsRead(t *testing.T) {
 		case api.VerdictTranslated:
 			if _, err := parseAnnotations(map[string]string{full: "\x00bad"}); err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("translated %s: a bad value gives %v, want an error naming it", name, err)
+			}
+			if name == "auth-snippet" {
+				a, err := parseAnnotations(map[string]string{full: "proxy_set_header X-A a;", nginxPrefix + "auth-url": "http://auth.test/"})
+				if err != nil || a.auth == nil || a.auth.External == nil || len(a.auth.External.RequestHeaders) != 1 {
+					t.Errorf("translated %s: proxy_set_header X-A a; gives %v, %+v; want it read", name, err, a.auth)
+				}
+				continue
 			}
 			if a, err := parseAnnotations(map[string]string{full: "deny all;"}); err != nil || a.snippet == nil || !a.snippet.deny {
 				t.Errorf("translated %s: deny all; gives %v, %+v; want it read", name, err, a.snippet)

@@ -39,6 +39,7 @@ var authGroup = annotationGroup{name: "auth", scope: scopeLocation, rules: map[s
 	"auth-keepalive": refused(whyAccess), "auth-keepalive-requests": refused(whyAccess), "auth-keepalive-timeout": refused(whyAccess),
 	"auth-keepalive-share-vars": refused(whyAccess),
 	"enable-global-auth":        ignored("restyplane has no global auth to switch off"),
+	"auth-snippet":              translated(whyAuthSnippet),
 }, parse: func(get func(string) (string, bool), a *annotations) (err error) {
 	if a.authAnn, err = parseAuth(get); err != nil {
 		return err
@@ -46,6 +47,11 @@ var authGroup = annotationGroup{name: "auth", scope: scopeLocation, rules: map[s
 	a.auth = a.authAnn.auth
 	return nil
 }}
+
+// whyAuthSnippet: how auth-snippet is read.
+const whyAuthSnippet = "read by the strict tokenizer of snippets; proxy_set_header becomes a request header of the auth subrequest " +
+	"(replacing the proxy's own of that name), its value text and variables of a fixed list ($request_method, $request_uri, $remote_addr, $http_host…); " +
+	"any other directive refuses the Ingress, named (lua_*, include, if, unknown ones); needs auth-url"
 
 // parseAuth reads the auth annotations through get.
 func parseAuth(get func(string) (string, bool)) (authAnnotations, error) {
@@ -99,12 +105,19 @@ func parseAuth(get func(string) (string, bool)) (authAnnotations, error) {
 				}
 			}
 		}
+		if v, ok := get("auth-snippet"); ok {
+			s, err := translateAuthSnippet(v)
+			if err != nil {
+				return a, fmt.Errorf("annotation auth-snippet: %w", err)
+			}
+			e.RequestHeaders = s.headers
+		}
 		if a.auth == nil {
 			a.auth = &api.LocationAuth{}
 		}
 		a.auth.External = e
 	} else {
-		for _, n := range []string{"auth-method", "auth-signin", "auth-response-headers", "auth-request-redirect"} {
+		for _, n := range []string{"auth-method", "auth-signin", "auth-response-headers", "auth-request-redirect", "auth-snippet"} {
 			if _, ok := get(n); ok {
 				return a, fmt.Errorf("annotation %s needs auth-url", n)
 			}

@@ -114,11 +114,19 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 			}
 			continue
 		}
+		if why := passthroughRefusal(p, head); why != "" {
+			rep.warn(ReasonRefusedAnnotation, "not applied: %s", why)
+			mains = append(mains, holdPlan(ing))
+			continue
+		}
 		for _, w := range p.warnings {
 			rep.warn(ReasonDegraded, "%s", w)
 		}
 		for _, n := range p.ann.ignored {
 			rep.note(ReasonIgnoredAnnotation, "served without %s", n)
+		}
+		for _, n := range p.ann.unknown {
+			rep.warn(ReasonUnknownAnnotation, "served without %s", n)
 		}
 		for _, w := range p.tlsRefusals {
 			rep.warn(ReasonTLSRefused, "%s", w)

@@ -71,6 +71,8 @@ type redirectView struct {
 	Target   string
 	PortFrom string
 	Rest     *restView
+	// Captures: the URL names the regex location's groups ($1-$9), and the query is kept.
+	Captures bool
 }
 
 func newRedirectView(l *api.Location) *redirectView {
@@ -82,7 +84,7 @@ func newRedirectView(l *api.Location) *redirectView {
 	if code == 0 {
 		code = 302
 	}
-	v := &redirectView{Code: code, URL: r.URL, Path: strings.HasPrefix(r.URL, "/")}
+	v := &redirectView{Code: code, URL: r.URL, Path: strings.HasPrefix(r.URL, "/"), Captures: strings.Contains(r.URL, "$")}
 	if r.HasParts() {
 		v.withParts(r, l)
 	}

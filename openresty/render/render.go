@@ -75,7 +75,7 @@ func Conf(cfg api.Config, opts Options) ([]byte, error) {
 	}
 	t, err := template.New("nginx.conf").Option("missingkey=error").Funcs(template.FuncMap{
 		"q": quote, "qre": regexQuote, "qcap": captureQuote, "qrw": replacementQuote, "qn": nameQuote, "qadd": appendQuote, "lua": luaQuote, "qwaf": wafQuote,
-		"qauth": authURLQuote, "qv": proxyHeaderQuote, "qreq": requestURIQuote, "qurl": targetQuote,
+		"qauth": authURLQuote, "qv": proxyHeaderQuote, "qreq": requestURIQuote, "qurl": targetQuote, "qredir": captureRedirectQuote,
 	}).Parse(confTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("parse nginx.conf template: %w", err)
