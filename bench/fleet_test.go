@@ -206,6 +206,7 @@ func BenchmarkFleet(b *testing.B) {
 		s.WriteString(fleetReportDelayWork + "\n\n")
 		s.WriteString(fleetSlackWork + "\n\n")
 		s.WriteString(fleetFloorWork + "\n\n")
+		s.WriteString(fleetWakeWork + "\n\n")
 		fmt.Fprintf(&s, "The control plane with %d agents connected (from `/proc/<pid>`): resident memory %.1f MiB at 10 backends after the restart and %.1f MiB at 5,000 backends; "+
 			"CPU %.1f%% of one core while idle (a %s window after the restart) and %.1f%% of one core during the %d measured changes.\n\n",
 			fleetAgents, float64(rssIdle)/1024, float64(rssBig)/1024, 100*idleCPU, window, 100*propCPU, fleetChanges)
