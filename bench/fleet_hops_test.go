@@ -14,14 +14,15 @@ import (
 // push. The agents' hops come from their apply records (Started and DurationMS, on the
 // same machine's clock as the benchmark's).
 type fleetHops struct {
-	write              []time.Duration             // restyplane: the API write answered
-	t0                 map[int64]time.Time         // restyplane: each measured revision's write, until collect
-	seen               map[int64][]time.Duration   // restyplane: each proxy's first answer from the new upstream
-	start, end, polled [][]time.Duration           // restyplane, per change: each agent's apply began / nginx answered / seen
-	barePushed         [][]time.Duration           // bare, per change: each push answered
-	bareSeen           [][]time.Duration           // bare, per change: each proxy's first answer from the new upstream
+	write              []time.Duration           // restyplane: the API write answered
+	t0                 map[int64]time.Time       // restyplane: each measured revision's write, until collect
+	seen               map[int64][]time.Duration // restyplane: each proxy's first answer from the new upstream
+	start, end, polled [][]time.Duration         // restyplane, per change: each agent's apply began / nginx answered / seen
+	barePushed         [][]time.Duration         // bare, per change: each push answered
+	bareSeen           [][]time.Duration         // bare, per change: each proxy's first answer from the new upstream
 }
 
+// newFleetHops returns an empty collection.
 func newFleetHops() *fleetHops {
 	return &fleetHops{t0: map[int64]time.Time{}, seen: map[int64][]time.Duration{}}
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -167,6 +168,7 @@ func BenchmarkFleet(b *testing.B) {
 		b.ReportMetric(float64(r.failed), "failed-requests")
 		var s strings.Builder
 		s.WriteString(header("Fleet: 50 data planes on one machine (issue 9)", "BenchmarkFleet", load))
+		s.WriteString("Alone: `go test ./bench -run '^$' -bench '^BenchmarkFleet$' -benchtime 1x -count 1`, which writes this section into BENCHMARKS.md (about a minute on this machine).\n\n")
 		fmt.Fprintf(&s, "Scenario: one control plane (`restyplane serve --openresty off`, SQLite history) and %d `restyplane agent`s, each with its own %s "+
 			"(one worker, the Lua module) on loopback ports, all on this machine; two real upstream HTTP servers that name themselves in `X-Upstream`. "+
 			"The agents were started in batches of %d, each batch ready before the next (%s for all %d, with the control plane's history at 10 backends). "+
@@ -219,6 +221,10 @@ func BenchmarkFleet(b *testing.B) {
 			fmt.Fprintf(&s, "\nFirst failures: %q\n", r.errs)
 		}
 		fmt.Fprintf(&s, "\nLoad average when it ended: %s.\n", loadAverage())
+		if os.Getenv("RESTYPLANE_BENCH_OUT") == "" {
+			// Run alone (the command above), it still writes its own section.
+			b.Setenv("RESTYPLANE_BENCH_OUT", filepath.Join("..", "BENCHMARKS.md"))
+		}
 		report(b, "fleet", s.String())
 	}
 }
