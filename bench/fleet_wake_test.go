@@ -24,7 +24,9 @@ const fleetWakeWork = "What the work of 2026-11-27 found and changed. Traced fir
 	"round trip fewer) before this work. Effect, in the same alternating runs: agents' CPU per change 40.6, 37.1, 40.6 ms before and 30.7, 27.8, " +
 	"28.0 ms after; inside the window 22.3 ms before and 14.8 ms after (control plane 3.8 and 3.0 ms); restyplane ÷ bare at p50 1.63, 1.80, 1.71 " +
 	"before and 1.48, 1.36, 1.29 after. The p99 ratios of those runs (1.51, 1.83, 1.60 before; 2.04, 0.95, 1.31 after) are the second-slowest of 100 " +
-	"changes on a machine shared with other builds, and moved by them more than by the code.\n\n" +
+	"changes on a machine shared with other builds, and moved by them more than by the code. Full runs of this branch that evening, each writing " +
+	"this section (load averages 3 to 15 at their start): restyplane ÷ bare at p50 1.41, 1.55, 1.37, 1.25, 1.45 and at p99 1.87, 1.68, 1.26, 1.42, " +
+	"1.32; before it, this section's run of 2026-11-24 gave 1.72 and 1.64.\n\n" +
 	"What is left, and why the goal of 1.2 is still missed: the two wake-ups per agent per change are the floor of this design, since the applier " +
 	"reads nginx's answer before it records the apply and calls the revision running, and each costs an agent about 150 µs of CPU inside the window " +
 	"on this virtual machine, most of it the kernel's and the runtime's (the JSON of the feed line and the push about a fifth). Tried and not taken: " +
