@@ -23,8 +23,10 @@ type persistItem struct {
 // few hundred bytes, was work on the way of the change's propagation (a file write is a
 // system call that wakes the runtime's monitor thread for the rest of the burst, see
 // quietconn). After the report's answer the agent is awake anyway, and the change is
-// live everywhere. A state not yet written is what a kill -9 right after its apply loses:
-// the agent then starts from the one before, and the feed resends the rest.
+// live everywhere. A state not yet written is what a kill -9 right after its apply loses
+// (the report's 50 ms, at most persistAfterReport): the agent then starts from the one
+// before, and the feed resends the rest; should the control plane be gone as well, it
+// serves the one before until the control plane returns.
 func (f *Follower) persistLoop(ctx context.Context) {
 	defer f.disk.closeJournal()
 	for {
