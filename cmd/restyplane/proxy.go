@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +54,9 @@ type proxyConfig struct {
 	user              string
 	keep              bool
 	logs              string
+	// reserved is the port restyplane's own listener (--listen) takes, which no server
+	// may take as its own port.
+	reserved []int
 }
 
 func (c *proxyConfig) flags(fs *flag.FlagSet) {
@@ -94,6 +99,7 @@ func (c *proxyConfig) options(dataDir string, log *slog.Logger) (nginx.Options, 
 		}
 	}
 	o.ProxyListen, o.TLSListen, o.Logger, o.KeepRunning = c.listen, c.tlsListen, log, c.keep
+	o.ReservedPorts = c.reserved
 	switch c.logs {
 	case "files":
 	case "stdout":
@@ -143,6 +149,15 @@ func backendCounters(c map[string]nginx.Counter) map[string]api.BackendCounter {
 		out[k] = api.BackendCounter{Requests: v.Requests, Errors: v.Errors, Clients: v.Clients}
 	}
 	return out
+}
+
+// portOf is the port of a host:port address, none when it has no numeric one.
+func portOf(addr string) []int {
+	_, p, err := net.SplitHostPort(addr)
+	if n, err2 := strconv.Atoi(p); err == nil && err2 == nil && n > 0 {
+		return []int{n}
+	}
+	return nil
 }
 
 // startProxy starts (or attaches to) OpenResty and its applier; it returns nil in mode off.

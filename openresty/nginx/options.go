@@ -36,6 +36,9 @@ type Options struct {
 	// ProxyListen and TLSListen are the addresses servers listen on for HTTP and HTTPS.
 	ProxyListen string
 	TLSListen   string
+	// ReservedPorts are ports no server may take as its own (api.Server.Port): the ports
+	// restyplane itself listens on, beside nginx.
+	ReservedPorts []int
 	// User is the user nginx workers run as when the master runs as root; empty keeps
 	// nginx's compiled-in default (usually nobody). Workers need to traverse the prefix
 	// (mode 0711 is enough) to reach their temporary files.
@@ -124,6 +127,7 @@ func (o Options) RenderOptions(generation string) render.Options {
 		StreamModule:      o.StreamModule,
 		ModSecurityModule: o.ModSecurityModule,
 		StubStatus:        o.StubStatus,
+		ReservedPorts:     o.ReservedPorts,
 		User:              o.User,
 		WorkerDir:         o.WorkerDir,
 		LogsToStdio:       o.LogsTo != nil,

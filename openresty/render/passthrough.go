@@ -119,7 +119,8 @@ func (v *confView) portBehindRouter() {
 	swap := func(hs []defaultHeader) []defaultHeader {
 		out := make([]defaultHeader, len(hs)) // the slices may be the shared defaults
 		for i, h := range hs {
-			if h.Value == "$server_port" {
+			// Settings' proxySetHeaders (Quote) name only api's variables, as written.
+			if h.Value == "$server_port" && !h.Quote {
 				h.Value = "$rp_server_port"
 			}
 			out[i] = h
@@ -133,6 +134,9 @@ func (v *confView) portBehindRouter() {
 		}
 		for j := range sv.ErrorLocations {
 			sv.ErrorLocations[j].Up.DefaultHeaders = swap(sv.ErrorLocations[j].Up.DefaultHeaders)
+		}
+		for j := range sv.MirrorLocations {
+			sv.MirrorLocations[j].Up.DefaultHeaders = swap(sv.MirrorLocations[j].Up.DefaultHeaders)
 		}
 	}
 }

@@ -26,10 +26,22 @@ func TestGatewayAPIServed(t *testing.T) {
 	}
 	ns := c.Namespace(t, "gw")
 	for _, list := range []func() error{
-		func() error { _, err := c.Gateway.GatewayV1().HTTPRoutes(ns).List(ctx, metav1.ListOptions{}); return err },
-		func() error { _, err := c.Gateway.GatewayV1().GRPCRoutes(ns).List(ctx, metav1.ListOptions{}); return err },
-		func() error { _, err := c.Gateway.GatewayV1beta1().ReferenceGrants(ns).List(ctx, metav1.ListOptions{}); return err },
-		func() error { _, err := c.Gateway.GatewayV1().BackendTLSPolicies(ns).List(ctx, metav1.ListOptions{}); return err },
+		func() error {
+			_, err := c.Gateway.GatewayV1().HTTPRoutes(ns).List(ctx, metav1.ListOptions{})
+			return err
+		},
+		func() error {
+			_, err := c.Gateway.GatewayV1().GRPCRoutes(ns).List(ctx, metav1.ListOptions{})
+			return err
+		},
+		func() error {
+			_, err := c.Gateway.GatewayV1beta1().ReferenceGrants(ns).List(ctx, metav1.ListOptions{})
+			return err
+		},
+		func() error {
+			_, err := c.Gateway.GatewayV1().BackendTLSPolicies(ns).List(ctx, metav1.ListOptions{})
+			return err
+		},
 	} {
 		if err := list(); err != nil {
 			t.Errorf("list: %v", err)

@@ -47,10 +47,13 @@ local function canary(primary)
     return primary
 end
 
--- first_attempt settles the backend, its timeouts and its retries for the request.
+-- first_attempt settles the backend, its timeouts and its retries for the request. A
+-- mirror's copy names its backend in ngx.ctx (see restyplane.mirror): the variables it
+-- sees are the copied request's, its location's timeouts and tries included.
 local function first_attempt()
-    local name = ngx.var.rp_backend
-    if not name or name == "" then
+    local mirror = ngx.ctx.rp_mirror
+    local name = mirror or ngx.var.rp_backend
+    if not mirror and (not name or name == "") then
         name = routes.backend(ngx.var.rp_routes, ngx.var.rp_prefix)
         if name then
             -- For the access log, which names the backend.
@@ -66,7 +69,7 @@ local function first_attempt()
     local t = b.timeouts
     if t then
         -- A timeout the location set itself wins over the backend's.
-        local set = ngx.var.rp_location_timeouts or ""
+        local set = not mirror and ngx.var.rp_location_timeouts or ""
         local c = not set:find("c", 1, true) and t.connect or nil
         local s = not set:find("s", 1, true) and t.send or nil
         local r = not set:find("r", 1, true) and t.read or nil
@@ -81,9 +84,18 @@ local function first_attempt()
     -- retries; a retry always moves to a peer not tried yet, so there are at most as many
     -- more tries as other peers.
     local more = b.retries
-    local tries = tonumber(ngx.var.rp_tries or "")
+    local tries = not mirror and tonumber(ngx.var.rp_tries or "")
     if tries then
         more = tries - 1
+    end
+    local pinned, key
+    if b.affinity then
+        pinned, key = b.affinity:pinned()
+        -- A client that is to change peers when its own fails gets one more try, on
+        -- another peer, when nothing else allows one.
+        if pinned and more == 0 and b.affinity.change_on_failure then
+            more = 1
+        end
     end
     if more > 0 and #b.peers > 1 then
         local ok, err = ngx_balancer.set_more_tries(math.min(more, #b.peers - 1))
@@ -91,7 +103,7 @@ local function first_attempt()
             ngx.log(ngx.ERR, "restyplane: set more tries: ", err)
         end
     end
-    return { backend = b, tried = {}, picked = {} }
+    return { backend = b, tried = {}, picked = {}, pinned = pinned, key = key }
 end
 
 -- balance runs for every attempt; a retry moves to a peer not tried yet.
@@ -107,14 +119,16 @@ function _M.balance()
         ctx.rp = st
     end
     local b = st.backend
-    local peer
-    if b.affinity and #st.picked == 0 then
-        local v = ngx.var["cookie_" .. b.affinity]
-        peer = v and b.by_cookie[v]
+    local peer, cookie
+    if b.affinity then
+        peer, cookie = b.affinity:choose(st)
     end
     if not peer then
         local key = b.hash_var and (ngx.var[b.hash_var] or "") or nil
         peer = b.balancer:pick(st.tried, key)
+        if cookie == true then
+            cookie = peer and peer.cookie
+        end
     end
     if not peer then
         ngx.log(ngx.ERR, "restyplane: backend \"", b.name, "\" has no endpoint left to try")
@@ -128,11 +142,9 @@ function _M.balance()
         return ngx.exit(500)
     end
     if b.affinity then
-        if ngx.var["cookie_" .. b.affinity] ~= peer.cookie then
-            ctx.rp_cookie = b.affinity .. "=" .. peer.cookie .. "; Path=/; HttpOnly"
-        else
-            ctx.rp_cookie = nil
-        end
+        -- The last attempt decides: a cookie that pins the client to the peer that
+        -- answers, or none, which leaves the client its own.
+        ctx.rp_cookie = cookie and b.affinity:set_cookie(cookie) or nil
     end
 end
 
