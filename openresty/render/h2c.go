@@ -95,6 +95,8 @@ func (v *confView) h2cListens() {
 	for i := range v.Servers {
 		v.Servers[i].Listens = all(v.Servers[i].Listens)
 	}
-	v.PortDefaults = all(v.PortDefaults)
+	for i := range v.PortDefaults {
+		v.PortDefaults[i] = all(v.PortDefaults[i])
+	}
 	v.BehindRouter = v.Passthrough != nil || v.H2C != nil
 }

@@ -64,9 +64,10 @@ type confView struct {
 	// $rp_redirect_port_suffix is declared.
 	RedirectPorts bool
 	// PortDefaults are the sockets of servers on ports of their own that no catch-all
-	// server holds: a block answers 404 there. HTTPSDefault says some block listens on
+	// server holds, each with its listens (one, or an h2c router's two): a block answers
+	// 404 there. HTTPSDefault says some block listens on
 	// the instance's own HTTPS socket, where the 404 block then listens too.
-	PortDefaults []listenView
+	PortDefaults [][]listenView
 	HTTPSDefault bool
 }
 
