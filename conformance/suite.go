@@ -52,12 +52,10 @@ func RunSuite(t *testing.T, c *Cluster, r Run) {
 			GatewayClassName:     GatewayClass,
 			CleanupBaseResources: false, // the cluster goes with the test
 			CleanupTestResources: true,
-			// RESTYPLANE_CONFORMANCE_RUN names one test (its ShortName) to run alone.
-			RunTest:             os.Getenv("RESTYPLANE_CONFORMANCE_RUN"),
-			SupportedFeatures:   r.Features,
-			TimeoutConfig:       config.DefaultTimeoutConfig(),
-			Mode:                "default",
-			ConformanceProfiles: Profiles,
+			SupportedFeatures:    r.Features,
+			TimeoutConfig:        config.DefaultTimeoutConfig(),
+			Mode:                 "default",
+			ConformanceProfiles:  Profiles,
 			Implementation: confv1.Implementation{Organization: "restyplane", Project: "restyplane",
 				URL: "https://github.com/restyplane/restyplane", Version: r.Version,
 				Contact: []string{"https://github.com/restyplane/restyplane/issues"}},
