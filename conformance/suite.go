@@ -12,7 +12,6 @@ import (
 	confv1 "sigs.k8s.io/gateway-api/conformance/apis/v1"
 	"sigs.k8s.io/gateway-api/conformance/tests"
 	"sigs.k8s.io/gateway-api/conformance/utils/config"
-	"sigs.k8s.io/gateway-api/conformance/utils/grpc"
 	"sigs.k8s.io/gateway-api/conformance/utils/suite"
 	"sigs.k8s.io/gateway-api/pkg/features"
 	"sigs.k8s.io/yaml"
@@ -64,7 +63,9 @@ func RunSuite(t *testing.T, c *Cluster, r Run) {
 				Contact: []string{"https://github.com/restyplane/restyplane/issues"}},
 		},
 		Client: cl, ClientOptions: clOpts, Clientset: c.Client, RestConfig: c.Config,
-		GRPCClient: &grpc.DefaultClient{},
+		// No GRPCClient: each request then dials with its own authority, as the suite's
+		// own RunConformance does; one shared client kept the first request's authority
+		// (:authority) for every later one.
 		ManifestFS: []fs.FS{&gwconformance.Manifests},
 	}
 	cs, err := suite.NewConformanceTestSuite(opts)
