@@ -15,13 +15,15 @@ const (
 	modeEnv    = "RESTYPLANE_CONFORMANCE"
 	reportEnv  = "RESTYPLANE_CONFORMANCE_REPORT"
 	versionEnv = "RESTYPLANE_VERSION"
+	// runEnv names one test to run (its ShortName, e.g. HTTPRouteWeight); empty runs all.
+	runEnv = "RESTYPLANE_CONFORMANCE_RUN"
 )
 
 // TestConformance runs Gateway API's conformance suite, profiles GATEWAY-HTTP and
 // GATEWAY-GRPC, against restyplane on the harness's cluster: the core tests, or with
 // RESTYPLANE_CONFORMANCE=full every test of a feature restyplane claims.
 func TestConformance(t *testing.T) {
-	r := Run{Features: CoreFeatures, Version: os.Getenv(versionEnv)}
+	r := Run{Features: CoreFeatures, Version: os.Getenv(versionEnv), Test: os.Getenv(runEnv)}
 	if os.Getenv(modeEnv) == "full" {
 		r.Features = nil
 		if p := os.Getenv(reportEnv); p != "" {

@@ -35,6 +35,8 @@ type Run struct {
 	Report string
 	// Version is restyplane's version in the report.
 	Version string
+	// Test is the ShortName of the one test to run; empty runs every test.
+	Test string
 }
 
 // RunSuite runs Gateway API's conformance tests, as the suite's own RunConformance does
@@ -55,6 +57,7 @@ func RunSuite(t *testing.T, c *Cluster, r Run) {
 			SupportedFeatures:    r.Features,
 			TimeoutConfig:        config.DefaultTimeoutConfig(),
 			Mode:                 "default",
+			RunTest:              r.Test,
 			ConformanceProfiles:  Profiles,
 			Implementation: confv1.Implementation{Organization: "restyplane", Project: "restyplane",
 				URL: "https://github.com/restyplane/restyplane", Version: r.Version,
