@@ -17,7 +17,10 @@ type CORS struct {
 	// AllowOrigins are "*" (any origin) or origins: scheme://host[:port], where the host
 	// may start with "*." for any one subdomain label, as in https://*.example.com.
 	AllowOrigins []string `json:"allowOrigins,omitempty" example:"https://app.example.com,https://*.example.com"`
-	// AllowMethods default to GET, PUT, POST, DELETE, PATCH, OPTIONS.
+	// AllowMethods default to GET, PUT, POST, DELETE, PATCH, OPTIONS. "*" alone allows any:
+	// a preflight is answered with the method it asks for, as AllowHeaders "*" answers
+	// with the headers it asks for, and AllowOrigins "*" with credentials with its origin
+	// (the Fetch standard takes "*" literally when credentials are allowed).
 	AllowMethods []string `json:"allowMethods,omitempty" example:"GET,POST"`
 	// AllowHeaders default to ingress-nginx's list (DNT, Keep-Alive, User-Agent, ...).
 	AllowHeaders  []string `json:"allowHeaders,omitempty" example:"Content-Type,Authorization"`
@@ -121,6 +124,9 @@ func (c *CORS) validate() error {
 		return Invalid("cors.allowMethods", "at most 16 methods")
 	}
 	for i, m := range c.AllowMethods {
+		if m == "*" && len(c.AllowMethods) == 1 {
+			continue // any method: the preflight's is answered
+		}
 		if !methodRe.MatchString(m) {
 			return Invalid(fmt.Sprintf("cors.allowMethods[%d]", i), "method must be 1-20 uppercase letters, like GET")
 		}

@@ -65,3 +65,28 @@ func TestCORSRedirectsAndWebSocketThroughREST(t *testing.T) {
 	}
 	t.Logf("wwwRedirect: %s", out.Error.Message)
 }
+
+// TestCORSWildcardsThroughREST: "*" methods and headers allow whatever a preflight asks
+// for, answered as asked; with credentials, where the Fetch standard takes "*" literally,
+// the origin, method and headers are echoed rather than "*".
+func TestCORSWildcardsThroughREST(t *testing.T) {
+	in := start(t)
+	in.must("POST", "/api/v1/backends", backend("web", serveLoopback(t, policyUpstream("web"))))
+	open := location("/open", "web")
+	open["cors"] = map[string]any{"allowOrigins": []string{"*"}, "allowMethods": []string{"*"},
+		"allowHeaders": []string{"*"}, "allowCredentials": true}
+	in.must("POST", "/api/v1/servers", server("wild", "wild.test", open))
+	in.waitSynced()
+	resp, _ := in.send("OPTIONS", "wild.test", "/open", "Origin", "https://other.foo.com",
+		"Access-Control-Request-Method", "PUT", "Access-Control-Request-Headers", "x-header-1, x-header-2")
+	for h, want := range map[string]string{"Access-Control-Allow-Origin": "https://other.foo.com",
+		"Access-Control-Allow-Methods": "PUT", "Access-Control-Allow-Headers": "x-header-1, x-header-2",
+		"Access-Control-Allow-Credentials": "true"} {
+		if got := resp.Header.Get(h); got != want {
+			t.Errorf("preflight %s = %q, want %q", h, got, want)
+		}
+	}
+	if resp.StatusCode != 204 {
+		t.Errorf("preflight = %d, want 204", resp.StatusCode)
+	}
+}

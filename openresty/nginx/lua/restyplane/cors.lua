@@ -3,7 +3,8 @@
 -- its CORS headers through the location's add_header directives (the $rp_cors_*
 -- variables); a preflight (OPTIONS) is answered here, 204, before auth and the upstream.
 -- Origins are compared as strings: an exact origin by table lookup, a wildcard one
--- (https://*.example.com) by its prefix and suffix around one DNS label.
+-- (https://*.example.com) by its prefix and suffix around one DNS label. Any origin ("*")
+-- with credentials is answered with the request's Origin, as browsers refuse "*" then.
 local cjson = require("cjson.safe")
 
 local _M = {}
@@ -38,6 +39,16 @@ local function allowed(c, origin)
     return false
 end
 
+-- asked is what a preflight is allowed: the list, or for "*" what the preflight asks for
+-- (nginx has parsed the request header, so it holds no line break), "*" when it asks for
+-- nothing.
+local function asked(list, ask)
+    if list == "*" and ask ~= nil and ask ~= "" then
+        return ask
+    end
+    return list
+end
+
 function _M.rewrite(json)
     local origin = ngx.var.http_origin
     if origin == nil or origin == "" then
@@ -48,7 +59,7 @@ function _M.rewrite(json)
         return
     end
     local v = ngx.var
-    if c.any then
+    if c.any and not c.credentials then
         v.rp_cors_origin = "*"
     else
         v.rp_cors_origin = origin
@@ -62,8 +73,8 @@ function _M.rewrite(json)
         return
     end
     ngx.status = 204
-    ngx.header["Access-Control-Allow-Methods"] = c.methods
-    ngx.header["Access-Control-Allow-Headers"] = c.headers
+    ngx.header["Access-Control-Allow-Methods"] = asked(c.methods, v.http_access_control_request_method)
+    ngx.header["Access-Control-Allow-Headers"] = asked(c.headers, v.http_access_control_request_headers)
     ngx.header["Access-Control-Max-Age"] = c.maxAge
     ngx.header["Content-Type"] = "text/plain; charset=utf-8"
     ngx.header["Content-Length"] = 0
