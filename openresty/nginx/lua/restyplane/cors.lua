@@ -30,8 +30,13 @@ local function allowed(c, origin)
     for _, w in ipairs(c.wild or {}) do
         local p, s = w.prefix, w.suffix
         if #origin > #p + #s and origin:sub(1, #p) == p and origin:sub(-#s) == s then
-            local label = origin:sub(#p + 1, #origin - #s)
-            if label:find("^[a-z0-9][a-z0-9-]*$") then
+            local labels = origin:sub(#p + 1, #origin - #s)
+            if labels:find("^[a-z0-9][a-z0-9-]*$") then
+                return true
+            end
+            -- Gateway API's rules: any number of labels, none empty.
+            if c.deep and labels:find("^[a-z0-9][a-z0-9.-]*$") and not labels:find("%.%.")
+                and labels:sub(-1) ~= "." then
                 return true
             end
         end
@@ -56,6 +61,9 @@ function _M.rewrite(json)
     end
     local c = decode(json)
     if not allowed(c, origin) then
+        if c.refuse and ngx.req.get_method() == "OPTIONS" and ngx.var.http_access_control_request_method then
+            return ngx.exit(ngx.HTTP_FORBIDDEN) -- a preflight refused, without CORS headers
+        end
         return
     end
     local v = ngx.var
