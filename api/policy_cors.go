@@ -19,8 +19,10 @@ type CORS struct {
 	AllowOrigins []string `json:"allowOrigins,omitempty" example:"https://app.example.com,https://*.example.com"`
 	// AllowMethods default to GET, PUT, POST, DELETE, PATCH, OPTIONS. "*" alone allows any:
 	// a preflight is answered with the method it asks for, as AllowHeaders "*" answers
-	// with the headers it asks for, and AllowOrigins "*" with credentials with its origin
-	// (the Fetch standard takes "*" literally when credentials are allowed).
+	// with the headers it asks for. Under Gateway API's rules AllowOrigins "*" with
+	// credentials is answered with the request's origin (the Fetch standard takes "*"
+	// literally when credentials are allowed); under ingress-nginx's with "*", as
+	// ingress-nginx does, so that no site gets a user's credentials by default.
 	AllowMethods []string `json:"allowMethods,omitempty" example:"GET,POST"`
 	// AllowHeaders default to ingress-nginx's list (DNT, Keep-Alive, User-Agent, ...).
 	AllowHeaders  []string `json:"allowHeaders,omitempty" example:"Content-Type,Authorization"`

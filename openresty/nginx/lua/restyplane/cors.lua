@@ -3,8 +3,10 @@
 -- its CORS headers through the location's add_header directives (the $rp_cors_*
 -- variables); a preflight (OPTIONS) is answered here, 204, before auth and the upstream.
 -- Origins are compared as strings: an exact origin by table lookup, a wildcard one
--- (https://*.example.com) by its prefix and suffix around one DNS label. Any origin ("*")
--- with credentials is answered with the request's Origin, as browsers refuse "*" then.
+-- (https://*.example.com) by its prefix and suffix around one DNS label. Under Gateway
+-- API's rules any origin ("*") with credentials is answered with the request's Origin, as
+-- that spec asks; under ingress-nginx's it is answered "*", as ingress-nginx does, which
+-- browsers refuse for credentialed requests: no site gets a user's credentials by default.
 local cjson = require("cjson.safe")
 
 local _M = {}
@@ -67,7 +69,7 @@ function _M.rewrite(json)
         return
     end
     local v = ngx.var
-    if c.any and not c.credentials then
+    if c.any and not (c.credentials and c.refuse) then
         v.rp_cors_origin = "*"
     else
         v.rp_cors_origin = origin
