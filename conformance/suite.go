@@ -36,6 +36,8 @@ type Run struct {
 	Version string
 	// Test is the ShortName of the one test to run; empty runs every test.
 	Test string
+	// Skip are the ShortNames of tests not to run.
+	Skip []string
 }
 
 // RunSuite runs Gateway API's conformance tests, as the suite's own RunConformance does
@@ -57,6 +59,7 @@ func RunSuite(t *testing.T, c *Cluster, r Run) {
 			TimeoutConfig:        config.DefaultTimeoutConfig(),
 			Mode:                 "default",
 			RunTest:              r.Test,
+			SkipTests:            r.Skip,
 			ConformanceProfiles:  Profiles,
 			Implementation: confv1.Implementation{Organization: "restyplane", Project: "restyplane",
 				URL: "https://github.com/restyplane/restyplane", Version: r.Version,
