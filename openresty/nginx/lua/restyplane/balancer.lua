@@ -9,6 +9,10 @@ local routes = require("restyplane.routes")
 
 local _M = {}
 
+local var = ngx.var
+-- NONE is the tried set of a first attempt that keeps no state: nothing tried yet.
+local NONE = setmetatable({}, { __newindex = function() error("NONE is read-only") end })
+
 -- canary decides, once per request, whether the alternative backend serves it: a header
 -- or cookie that says "always" or "never" (or the header's configured value) decides
 -- first, then the weight.
@@ -22,7 +26,7 @@ local function canary(primary)
         return primary
     end
     if c.header_var then
-        local v = ngx.var[c.header_var]
+        local v = var[c.header_var]
         if v and c.header_value then
             if v == c.header_value then
                 return alt
@@ -34,7 +38,7 @@ local function canary(primary)
         end
     end
     if c.cookie_var then
-        local v = ngx.var[c.cookie_var]
+        local v = var[c.cookie_var]
         if v == "always" then
             return alt
         elseif v == "never" then
@@ -47,73 +51,113 @@ local function canary(primary)
     return primary
 end
 
--- first_attempt settles the backend, its timeouts and its retries for the request.
+-- timeouts applies the backend's timeouts, where the location set none of its own.
+local function timeouts(t)
+    local set = var.rp_location_timeouts or ""
+    local c = not set:find("c", 1, true) and t.connect or nil
+    local s = not set:find("s", 1, true) and t.send or nil
+    local r = not set:find("r", 1, true) and t.read or nil
+    if c or s or r then
+        local ok, err = ngx_balancer.set_timeouts(c, s, r)
+        if not ok then
+            ngx.log(ngx.ERR, "restyplane: set timeouts: ", err)
+        end
+    end
+end
+
+-- more_tries is how many more peers a request to b may try after its first: a location's
+-- retry policy (its tries, the first included) wins over the backend's retries, and a
+-- retry always moves to a peer not tried yet, so there are at most as many as other peers.
+local function more_tries(b)
+    local others = #b.peers - 1
+    if others < 1 then
+        return 0
+    end
+    local more = b.retries
+    local tries = tonumber(var.rp_tries or "")
+    if tries then
+        more = tries - 1
+    end
+    return math.min(more, others)
+end
+
+local function set_peer(peer)
+    local ok, err = ngx_balancer.set_current_peer(peer.host, peer.port)
+    if not ok then
+        ngx.log(ngx.ERR, "restyplane: set peer ", peer.id, ": ", err)
+        return ngx.exit(500)
+    end
+end
+
+-- first_attempt settles the backend, its timeouts and its retries for the request. A
+-- request to a backend that keeps no state (backend.build decides) and that no retry
+-- follows gets its peer here, and first_attempt returns nil: it costs no ngx.ctx and no
+-- table. Any other gets the state that its next attempts and later phases read.
 local function first_attempt()
-    local name = ngx.var.rp_backend
+    local name = var.rp_backend
     if not name or name == "" then
-        name = routes.backend(ngx.var.rp_routes, ngx.var.rp_prefix)
+        name = routes.backend(var.rp_routes, var.rp_prefix)
         if name then
-            -- For the access log, which names the backend.
-            ngx.var.rp_backend = name
+            -- For the access log and the counters, which name the backend.
+            var.rp_backend = name
         end
     end
     local b = name and name ~= "" and backends.get(name)
     if not b then
         ngx.log(ngx.ERR, "restyplane: backend \"", name, "\" has not been pushed")
-        return nil
+        return ngx.exit(500)
     end
-    b = canary(b)
-    local t = b.timeouts
-    if t then
-        -- A timeout the location set itself wins over the backend's.
-        local set = ngx.var.rp_location_timeouts or ""
-        local c = not set:find("c", 1, true) and t.connect or nil
-        local s = not set:find("s", 1, true) and t.send or nil
-        local r = not set:find("r", 1, true) and t.read or nil
-        if c or s or r then
-            local ok, err = ngx_balancer.set_timeouts(c, s, r)
-            if not ok then
-                ngx.log(ngx.ERR, "restyplane: set timeouts: ", err)
-            end
-        end
+    -- The backend the location names decides whether the request keeps state: a canary's
+    -- alternative is counted under its own name, which only the state holds.
+    local stateful = b.stateful
+    if stateful then
+        b = canary(b)
     end
-    -- A location's retry policy (its tries, the first included) wins over the backend's
-    -- retries; a retry always moves to a peer not tried yet, so there are at most as many
-    -- more tries as other peers.
-    local more = b.retries
-    local tries = tonumber(ngx.var.rp_tries or "")
-    if tries then
-        more = tries - 1
+    if b.timeouts then
+        timeouts(b.timeouts)
     end
-    if more > 0 and #b.peers > 1 then
-        local ok, err = ngx_balancer.set_more_tries(math.min(more, #b.peers - 1))
+    local more = more_tries(b)
+    if more > 0 then
+        local ok, err = ngx_balancer.set_more_tries(more)
         if not ok then
             ngx.log(ngx.ERR, "restyplane: set more tries: ", err)
         end
+    elseif not stateful then
+        local peer = b.peers[1]
+        if b.peers[2] then
+            peer = b.balancer:pick(NONE, b.hash_var and (var[b.hash_var] or "") or nil)
+        end
+        if not peer then
+            ngx.log(ngx.ERR, "restyplane: backend \"", b.name, "\" has no endpoint to try")
+            return ngx.exit(500)
+        end
+        return set_peer(peer)
     end
-    return { backend = b, tried = {}, picked = {} }
+    local st = { backend = b, tried = {}, picked = {} }
+    ngx.ctx.rp = st
+    return st
 end
 
 -- balance runs for every attempt; a retry moves to a peer not tried yet.
 function _M.balance()
-    local ctx = ngx.ctx
-    local st = ctx.rp
+    local st
+    if ngx_balancer.get_last_failure() ~= nil then
+        st = ngx.ctx.rp
+    end
     if not st then
         st = first_attempt()
         if not st then
-            -- nginx answers any exit from the balancer with a 500.
-            return ngx.exit(500)
+            return
         end
-        ctx.rp = st
     end
     local b = st.backend
     local peer
     if b.affinity and #st.picked == 0 then
-        local v = ngx.var["cookie_" .. b.affinity]
+        local v = var["cookie_" .. b.affinity]
         peer = v and b.by_cookie[v]
     end
     if not peer then
-        local key = b.hash_var and (ngx.var[b.hash_var] or "") or nil
+        local key = b.hash_var and (var[b.hash_var] or "") or nil
         peer = b.balancer:pick(st.tried, key)
     end
     if not peer then
@@ -122,18 +166,30 @@ function _M.balance()
     end
     st.tried[peer.id] = true
     st.picked[#st.picked + 1] = peer
-    local ok, err = ngx_balancer.set_current_peer(peer.host, peer.port)
-    if not ok then
-        ngx.log(ngx.ERR, "restyplane: set peer ", peer.id, ": ", err)
-        return ngx.exit(500)
-    end
+    set_peer(peer)
     if b.affinity then
-        if ngx.var["cookie_" .. b.affinity] ~= peer.cookie then
-            ctx.rp_cookie = b.affinity .. "=" .. peer.cookie .. "; Path=/; HttpOnly"
+        if var["cookie_" .. b.affinity] ~= peer.cookie then
+            ngx.ctx.rp_cookie = b.affinity .. "=" .. peer.cookie .. "; Path=/; HttpOnly"
         else
-            ctx.rp_cookie = nil
+            ngx.ctx.rp_cookie = nil
         end
     end
+end
+
+-- state returns the request's balancer state, or nil when its backend keeps none. The
+-- phases after the balancer ask for it rather than read ngx.ctx themselves: the first
+-- read of ngx.ctx makes a table for the request, which only a stateful backend's needs.
+-- The backend is the worker's copy as the balancer left it, with no shared dict read.
+function _M.state()
+    if not backends.any_stateful() then
+        return nil
+    end
+    local name = var.rp_backend
+    local b = name and backends.cached(name)
+    if b and b.stateful then
+        return ngx.ctx.rp
+    end
+    return nil
 end
 
 -- header_filter asks the client to close its connection while a reload drains (it runs at
@@ -141,7 +197,8 @@ end
 -- cookie when the request did not already carry it.
 function _M.header_filter()
     drain.header_filter()
-    local c = ngx.ctx.rp_cookie
+    local st = _M.state()
+    local c = st and ngx.ctx.rp_cookie
     if not c then
         return
     end
@@ -156,17 +213,17 @@ function _M.header_filter()
     end
 end
 
--- log reports each attempt's response time to a balancer that learns from them.
-function _M.log()
-    local st = ngx.ctx.rp
+-- log reports each attempt's response time to a balancer that learns from them; st is
+-- the request's state (see state).
+function _M.log(st)
     if not st or not st.backend.balancer.observe then
         return
     end
     local times, statuses = {}, {}
-    for t in (ngx.var.upstream_response_time or ""):gmatch("[^,:%s]+") do
+    for t in (var.upstream_response_time or ""):gmatch("[^,:%s]+") do
         times[#times + 1] = tonumber(t) or 0
     end
-    for s in (ngx.var.upstream_status or ""):gmatch("[^,:%s]+") do
+    for s in (var.upstream_status or ""):gmatch("[^,:%s]+") do
         statuses[#statuses + 1] = tonumber(s) or 0
     end
     for i, peer in ipairs(st.picked) do
