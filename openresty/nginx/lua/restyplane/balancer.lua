@@ -5,6 +5,7 @@
 local ngx_balancer = require("ngx.balancer")
 local backends = require("restyplane.backends")
 local drain = require("restyplane.drain")
+local canary = require("restyplane.canary")
 local routes = require("restyplane.routes")
 
 local _M = {}
@@ -12,44 +13,6 @@ local _M = {}
 local var = ngx.var
 -- NONE is the tried set of a first attempt that keeps no state: nothing tried yet.
 local NONE = setmetatable({}, { __newindex = function() error("NONE is read-only") end })
-
--- canary decides, once per request, whether the alternative backend serves it: a header
--- or cookie that says "always" or "never" (or the header's configured value) decides
--- first, then the weight.
-local function canary(primary)
-    local c = primary.canary
-    if not c then
-        return primary
-    end
-    local alt = backends.get(c.backend)
-    if not alt or #alt.peers == 0 then
-        return primary
-    end
-    if c.header_var then
-        local v = var[c.header_var]
-        if v and c.header_value then
-            if v == c.header_value then
-                return alt
-            end
-        elseif v == "always" then
-            return alt
-        elseif v == "never" then
-            return primary
-        end
-    end
-    if c.cookie_var then
-        local v = var[c.cookie_var]
-        if v == "always" then
-            return alt
-        elseif v == "never" then
-            return primary
-        end
-    end
-    if c.weight > 0 and math.random(100) <= c.weight then
-        return alt
-    end
-    return primary
-end
 
 -- timeouts applies the backend's timeouts, where the location set none of its own.
 local function timeouts(t)
@@ -111,7 +74,7 @@ local function first_attempt()
     -- alternative is counted under its own name, which only the state holds.
     local stateful = b.stateful
     if stateful then
-        b = canary(b)
+        b = canary.choose(b)
     end
     if b.timeouts then
         timeouts(b.timeouts)
