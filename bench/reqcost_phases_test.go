@@ -2,17 +2,29 @@ package bench
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/nginx"
 )
 
 // costPhases are the variants BenchmarkRequestCostPhases compares: restyplane's conf as
 // rendered, then without each of the Lua phases every request runs, then without all of
-// them. The balancer's variant proxies to the origin from a static server line.
+// them, then with all three doing nothing: what ngx_lua itself costs, without restyplane's
+// Lua. The balancer's variant proxies to the origin from a static server line.
 func costPhases(origin string) []costVariant {
 	noFilter := cut("    header_filter_by_lua_block {", "\n    }\n")
-	noLog := cut("    log_by_lua_block {", "\n    }\n")
+	// Every log_by_lua: the http level's, and the proxied locations' own.
+	noLog := func(conf string) (string, bool) {
+		conf, ok := cut("    log_by_lua_block {", "\n    }\n")(conf)
+		for done := true; done; {
+			conf, done = cut("            log_by_lua_block {", "\n            }\n")(conf)
+		}
+		return conf, ok
+	}
 	static := func(conf string) (string, bool) {
 		i := strings.Index(conf, "server 0.0.0.1:1;")
 		j := strings.Index(conf, ".balance()\n        }")
@@ -30,12 +42,22 @@ func costPhases(origin string) []costVariant {
 		}
 		return conf, ok
 	}
+	host, port, _ := strings.Cut(origin, ":")
+	idle := func(conf string) (string, bool) {
+		ok := strings.Contains(conf, `require("restyplane.balancer").balance()`)
+		conf = strings.Replace(conf, `require("restyplane.balancer").balance()`,
+			fmt.Sprintf(`require("ngx.balancer").set_current_peer(%q, %s)`, host, port), 1)
+		conf = strings.Replace(conf, `require("restyplane.balancer").header_filter()`, "", 1)
+		conf = regexp.MustCompile(`require\("restyplane\.finish"\)\.log\([^)]*\)`).ReplaceAllString(conf, "")
+		return conf, ok
+	}
 	return []costVariant{
 		{name: "as rendered"},
 		{name: "without header_filter_by_lua", edit: noFilter},
 		{name: "without log_by_lua", edit: noLog},
 		{name: "without balancer_by_lua (static upstream)", edit: static},
 		{name: "without the three (no Lua per request)", edit: none},
+		{name: "the three doing nothing (the balancer sets the origin's address)", edit: idle},
 	}
 }
 
@@ -50,54 +72,35 @@ func BenchmarkRequestCostPhases(b *testing.B) {
 		cfg := apiConfig(b, costConfig(origin, cert))
 		var targets []costTarget
 		for _, v := range costPhases(origin) {
-			targets = append(targets, startCostVariant(b, cfg, v))
+			targets = append(targets, startCostVariant(b, cfg, v, nil))
 		}
 		targets = append(targets, startPlainProxy(b, origin, cert))
 		runs := measureCost(b, targets, costRoutes[:1], costRounds)
-		report(b, "request-cost-phases", phasesReport(load, targets, runs[0]))
+		instr := countPhases(b, cfg, origin, cert)
+		report(b, "request-cost-phases", phasesReport(load, targets, runs[0], instr))
 	}
 }
 
-// phasesReport is the phases benchmark's section: each variant's requests per second and
-// workers' CPU per request, and what each phase adds to the request.
-func phasesReport(load string, targets []costTarget, runs [][]costSample) string {
-	var w strings.Builder
-	w.WriteString(header("Request cost, phase by phase", "BenchmarkRequestCostPhases", load))
-	fmt.Fprintf(&w, "Route: %s, loaded as in BenchmarkRequestCost (wrk, %s, %d rounds of %s each, the variants in turn). "+
-		"Each variant is restyplane's nginx.conf for the benchmark's routes as rendered, with one per-request Lua phase taken out, "+
-		"run by the same instance mechanism as restyplane's (render, nginx -t, start, full push); plain nginx is BenchmarkRequestCost's. "+
-		"A phase's cost is the workers' CPU per request with it less without it; its share is that over restyplane's CPU per "+
-		"request less plain nginx's. Phases share fixed costs (the first Lua handler a request meets pays for its Lua context), "+
-		"so the shares need not add up.  \nLoad average when it ended: %s\n\n", costRoutes[0].name, costShape, costRounds, costRun, loadAverage())
-	w.WriteString("| variant | req/s (median) | ratio to as rendered | workers' CPU per request | cost of what it takes out | share |\n|---|---|---|---|---|---|\n")
-	full := cpuMedian(runs[0])
-	floor := cpuMedian(runs[len(runs)-1])
-	for k, t := range targets {
-		ratios := make([]float64, len(runs[k]))
-		for i := range ratios {
-			ratios[i] = runs[k][i].rps() / runs[0][i].rps()
+// countPhases runs each variant and plain nginx again, as one process under callgrind, one
+// at a time, and returns the instructions per request of each, in costPhases' order, plain
+// nginx last.
+func countPhases(tb testing.TB, cfg api.Config, origin string, cert costCert) []float64 {
+	tb.Helper()
+	binary, dir := callgrindNginx(tb)
+	cfg.Settings.WorkerProcesses = 1
+	under := func(o *nginx.Options) { o.Binary, o.StartTimeout = binary, 2*time.Minute }
+	var out []float64
+	for _, v := range costPhases(origin) {
+		edit := v.edit
+		v.edit = func(conf string) (string, bool) {
+			ok := true
+			if edit != nil {
+				conf, ok = edit(conf)
+			}
+			conf, single := singleProcess(conf)
+			return conf, ok && single
 		}
-		cost, share := "—", "—"
-		if k > 0 && k < len(targets)-1 {
-			d := full - cpuMedian(runs[k])
-			cost = fmtMicro(d)
-			share = fmt.Sprintf("%.0f%%", 100*float64(d)/float64(max(full-floor, 1)))
-		}
-		fmt.Fprintf(&w, "| %s | %.0f | %.3f | %s | %s | %s |\n", t.name, median(rpsOf(runs[k])), median(ratios), fmtMicro(cpuMedian(runs[k])), cost, share)
+		out = append(out, instructions(tb, startCostVariant(tb, cfg, v, under), costRoutes[0], dir))
 	}
-	fmt.Fprintf(&w, "\nrestyplane's CPU per request over plain nginx's, in this run: %s.\n", fmtMicro(full-floor))
-	w.WriteString(phasesBefore)
-	return w.String()
+	return append(out, instructions(tb, startPlainProxyWith(tb, origin, cert, binary, 0), costRoutes[0], dir))
 }
-
-func cpuMedian(runs []costSample) time.Duration {
-	v := make([]float64, len(runs))
-	for i, r := range runs {
-		v[i] = float64(r.cpuPerRequest())
-	}
-	return time.Duration(median(v))
-}
-
-// phasesBefore is this benchmark's table on the code before the changes that took the
-// per-request cost out, for comparison.
-const phasesBefore = ""

@@ -3,89 +3,12 @@ package bench
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/restyplane/restyplane/internal/rptest"
 )
-
-// originConf is the request-cost benchmark's upstream: an nginx that answers every
-// request with 200 and a short body, logs nothing, and keeps the proxies' connections
-// open as long as they like. Both proxies send it the same requests.
-const originConf = `daemon off;
-master_process on;
-worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log warn;
-events {
-    worker_connections 4096;
-}
-http {
-    access_log off;
-    keepalive_timeout 75s;
-    keepalive_requests 1000000;
-    server {
-        listen %[2]s;
-        location / {
-            default_type text/plain;
-            add_header X-Upstream origin;
-            return 200 "ok\n";
-        }
-    }
-}
-`
-
-// startOrigin runs the origin nginx and returns its host:port.
-func startOrigin(tb testing.TB) string {
-	tb.Helper()
-	addr := rptest.FreeAddr(tb)
-	dir := tb.TempDir()
-	runNginxConf(tb, dir, fmt.Sprintf(originConf, dir, addr))
-	return addr
-}
-
-// runNginxConf writes conf into dir and runs an nginx master on it until the benchmark
-// ends, and returns the master's pid. Each master runs in a session of its own, as
-// restyplane runs its nginx and as a service manager runs a daemon: with the kernel's
-// autogroups, processes of one session share one slice of CPU on a busy machine, so a
-// proxy in the benchmark's session (with wrk) and one in a session of its own would
-// not be served alike.
-func runNginxConf(tb testing.TB, dir, conf string) int {
-	tb.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	path := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	if out, err := exec.Command("nginx", "-t", "-p", dir+"/", "-c", path).CombinedOutput(); err != nil {
-		tb.Fatalf("nginx -t: %v\n%s\n%s", err, out, conf)
-	}
-	cmd := exec.Command("nginx", "-p", dir+"/", "-c", path)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	out := &rptest.LockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		tb.Fatalf("start nginx: %v", err)
-	}
-	tb.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGQUIT)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-	})
-	return cmd.Process.Pid
-}
 
 // plainProxyConf is plain nginx, without Lua, serving the benchmark's three routes as
 // restyplane renders them for a fresh install's settings: two workers, the same http
@@ -219,6 +142,13 @@ const plainProxyPass = `            proxy_set_header Host $host;
 // startPlainProxy runs plain nginx for the three routes and returns where it listens.
 func startPlainProxy(tb testing.TB, origin string, cert costCert) costTarget {
 	tb.Helper()
+	return startPlainProxyWith(tb, origin, cert, "nginx", 2)
+}
+
+// startPlainProxyWith is startPlainProxy with binary (nginx, or a wrapper of it) and the
+// number of workers; 0 runs nginx as one process (master_process off).
+func startPlainProxyWith(tb testing.TB, origin string, cert costCert, binary string, workers int) costTarget {
+	tb.Helper()
 	dir := tb.TempDir()
 	t := costTarget{name: "plain nginx", http: rptest.FreeAddr(tb), https: rptest.FreeAddr(tb)}
 	crt, key := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
@@ -231,6 +161,12 @@ func startPlainProxy(tb testing.TB, origin string, cert costCert) costTarget {
 	for _, c := range costAllow {
 		fmt.Fprintf(&allow, "            allow %s;\n", c)
 	}
-	t.master = runNginxConf(tb, dir, fmt.Sprintf(plainProxyConf, dir, t.http, t.https, origin, crt, key, allow.String(), costRate, 5*costRate))
+	conf := fmt.Sprintf(plainProxyConf, dir, t.http, t.https, origin, crt, key, allow.String(), costRate, 5*costRate)
+	if workers == 0 {
+		conf = strings.Replace(conf, "master_process on;", "master_process off;", 1)
+		workers = 1
+	}
+	conf = strings.Replace(conf, "worker_processes 2;", fmt.Sprintf("worker_processes %d;", workers), 1)
+	t.master = runNginxConf(tb, binary, dir, conf)
 	return t
 }

@@ -57,8 +57,9 @@ func apiConfig(tb testing.TB, req server.ConfigRequest) api.Config {
 }
 
 // startCostVariant runs the instance mechanism restyplane's applier drives (render,
-// nginx -t, start, push), with the conf edited by v, on free loopback ports.
-func startCostVariant(tb testing.TB, cfg api.Config, v costVariant) costTarget {
+// nginx -t, start, push), with the conf edited by v, on free loopback ports; set, when not
+// nil, changes the instance's options.
+func startCostVariant(tb testing.TB, cfg api.Config, v costVariant, set func(*nginx.Options)) costTarget {
 	tb.Helper()
 	o := nginx.Detect()
 	if err := o.CheckBinary(); err != nil {
@@ -74,6 +75,9 @@ func startCostVariant(tb testing.TB, cfg api.Config, v costVariant) costTarget {
 	o.Prefix, o.Logger = dir, slog.New(slog.NewTextHandler(io.Discard, nil))
 	o.ProxyListen = "127.0.0.1:" + strconv.Itoa(rptest.FreePort(tb))
 	o.TLSListen = "127.0.0.1:" + strconv.Itoa(rptest.FreePort(tb))
+	if set != nil {
+		set(&o)
+	}
 	in := nginx.NewInstance(o)
 	conf, err := in.Render(cfg, "1")
 	if err != nil {
@@ -86,7 +90,7 @@ func startCostVariant(tb testing.TB, cfg api.Config, v costVariant) costTarget {
 			tb.Fatalf("variant %q: the rendered conf does not hold what it takes out", v.name)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if err := in.Start(ctx, []byte(text), cfg.Certificates, "1"); err != nil {
 		tb.Fatalf("variant %q: start nginx: %v", v.name, err)

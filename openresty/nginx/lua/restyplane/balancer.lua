@@ -4,8 +4,8 @@
 -- share, in $rp_routes.
 local ngx_balancer = require("ngx.balancer")
 local backends = require("restyplane.backends")
-local drain = require("restyplane.drain")
 local canary = require("restyplane.canary")
+local drain = require("restyplane.drain")
 local routes = require("restyplane.routes")
 
 local _M = {}

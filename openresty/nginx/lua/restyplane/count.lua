@@ -77,9 +77,10 @@ local function lastStatus()
 end
 
 -- log counts the request; st is its balancer state (balancer.state), nil for a request
--- to a backend that keeps none, which is then the one $rp_backend names.
-function _M.log(st)
-    local s = var.rp_server
+-- to a backend that keeps none. server and backend are the names the location gives, or
+-- nil for those $rp_server and $rp_backend hold.
+function _M.log(st, server, backend)
+    local s = server or var.rp_server
     if s and s ~= "" then
         add(pending.r, s)
         if ngx.status >= 500 then
@@ -90,7 +91,7 @@ function _M.log(st)
     if not status then
         return
     end
-    local b = st and st.backend.name or var.rp_backend
+    local b = st and st.backend.name or backend or var.rp_backend
     if not b or b == "" then
         return
     end

@@ -7,9 +7,11 @@ local policy = require("restyplane.policy")
 
 local _M = {}
 
-function _M.log()
+-- log is the whole log phase. A location that proxies to one backend names its server
+-- and backend (log_by_lua in the location); any other leaves them nil, for the variables.
+function _M.log(server, backend)
     local st = balancer.state()
-    count.log(st)
+    count.log(st, server, backend)
     balancer.log(st)
     policy.log()
 end
