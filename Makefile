@@ -14,7 +14,7 @@ LDFLAGS := -X main.version=$(VERSION)
 SWAG_INIT = $(SWAG) init --quiet -g doc.go -d ./server,./api --parseDependency=false \
 	--outputTypes json,yaml
 
-.PHONY: install run test bench openapi openapi-check build image
+.PHONY: install run test bench openapi openapi-check build image conformance
 
 # install gets everything the tests need; each target below installs only its own needs.
 install:
@@ -44,6 +44,15 @@ test:
 	$(GO) test -tags nokube ./cmd/restyplane -count=1
 	$(GO) test ./openresty/render -run '^$$' -fuzz '^FuzzRender$$' -fuzztime 30000x
 	$(GO) test ./openresty/nginx -run '^$$' -fuzz '^FuzzRegexCost$$' -fuzztime 20000x
+
+# Gateway API's conformance suite (profiles GATEWAY-HTTP and GATEWAY-GRPC), every feature
+# restyplane's GatewayClass claims, on a real API server, controller manager, scheduler and
+# kwok node (conformance/); the report is written to conformance/report/. `make test`
+# runs the core tests only.
+conformance:
+	bash hack/install.sh test
+	RESTYPLANE_CONFORMANCE=full RESTYPLANE_CONFORMANCE_REPORT=conformance/report/standard-v1.6.3-default-report.yaml \
+		RESTYPLANE_VERSION=$(VERSION) $(GO) test ./conformance -run '^TestConformance$$' -count=1 -timeout 90m -v
 
 # Each benchmark writes its own section of BENCHMARKS.md (between its markers).
 bench:

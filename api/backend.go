@@ -49,11 +49,6 @@ type Endpoint struct {
 	Weight int `json:"weight,omitempty" minimum:"0" maximum:"1000"`
 }
 
-// Affinity pins a client to a peer with a cookie that the balancer sets.
-type Affinity struct {
-	Cookie string `json:"cookie" example:"route"`
-}
-
 // Canary sends part of the traffic to an alternative backend: by weight (percent), or every
 // request whose header or cookie says so.
 type Canary struct {
@@ -103,10 +98,8 @@ func (b *Backend) Validate() error {
 	default:
 		return Invalid("loadBalance", "must be round_robin, ewma or chash")
 	}
-	if b.Affinity != nil {
-		if err := ValidCookieName("affinity.cookie", b.Affinity.Cookie); err != nil {
-			return err
-		}
+	if err := b.Affinity.validate(); err != nil {
+		return prefixed("affinity", err)
 	}
 	if b.Canary != nil {
 		if err := b.Canary.validate(b.Name); err != nil {
@@ -138,6 +131,7 @@ func (b *Backend) Normalize() {
 	if b.Source.Kind == "" {
 		b.Source.Kind = SourceAPI
 	}
+	b.Affinity.normalize()
 	b.normalizeUpstream()
 }
 

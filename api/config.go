@@ -204,6 +204,12 @@ func (s *State) checkServerRefs(srv *Server) error {
 	if err := s.checkWWWPartners(srv); err != nil { // policies
 		return err
 	}
+	if err := s.checkMirrorRefs(srv); err != nil {
+		return err
+	}
+	if err := s.checkPortKinds(srv); err != nil {
+		return err
+	}
 	return s.checkAuthRefs(srv)
 }
 
@@ -218,6 +224,11 @@ func (s *State) unreferencedBackend(name string) error {
 			}
 			if l.Errors != nil && l.Errors.Backend == name { // policies
 				return Errorf(EConflict, "backend %q answers the errors of server %q location %q", name, srv.Name, l.Path)
+			}
+			for _, m := range l.Mirror {
+				if m.Backend == name {
+					return Errorf(EConflict, "backend %q is a mirror of server %q location %q", name, srv.Name, l.Path)
+				}
 			}
 		}
 	}
@@ -245,7 +256,7 @@ func (s *State) checkClaims(claimants []string) error {
 		for _, h := range srv.Hostnames {
 			hosts[h] = true
 			for i := range srv.Locations {
-				key := h + " " + srv.Locations[i].key()
+				key := srv.ClaimHost(h) + " " + srv.Locations[i].key()
 				if other, ok := owner[key]; ok && other != name {
 					return claimedBy(h, &srv.Locations[i], other)
 				}
@@ -274,7 +285,7 @@ func (s *State) checkClaims(claimants []string) error {
 		}
 		for _, h := range srv.Hostnames {
 			for i := 0; hosts[h] && i < len(srv.Locations); i++ {
-				if _, ok := owner[h+" "+srv.Locations[i].key()]; ok {
+				if _, ok := owner[srv.ClaimHost(h)+" "+srv.Locations[i].key()]; ok {
 					return claimedBy(h, &srv.Locations[i], name)
 				}
 			}
@@ -308,7 +319,16 @@ func (s *State) sameOwnerKind(neighbour *Server, claimants []string) error {
 	return nil
 }
 
+// ClaimHost is what a location's claim is made on: the hostname, on the server's plain
+// port, since servers on different ports have server blocks of their own.
+func (srv *Server) ClaimHost(h string) string {
+	if srv.Port == 0 {
+		return h
+	}
+	return fmt.Sprintf("%s:%d", h, srv.Port)
+}
+
 func claimedBy(host string, l *Location, server string) error {
 	return &Error{Code: EConflict, Field: "locations",
-		Message: fmt.Sprintf("host %q %s path %q is already claimed by server %q", host, l.matchOrDefault(), l.Path, server)}
+		Message: fmt.Sprintf("host %q %s path %q%s is already claimed by server %q", host, l.matchOrDefault(), l.Path, l.whenSuffix(), server)}
 }

@@ -91,9 +91,24 @@ type AnnotationVerdict struct {
 	Why     string `json:"why,omitempty"`
 }
 
+// RouteVerdict is what restyplane does with one Gateway API route (HTTPRoute, GRPCRoute)
+// whose parentRefs name a Gateway of its classes.
+type RouteVerdict struct {
+	Kind      string `json:"kind" enums:"HTTPRoute,GRPCRoute" example:"HTTPRoute"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Verdict is served when a location of the route is in the desired state, refused
+	// otherwise; Problems say why, or what of a served one is left out.
+	Verdict  string           `json:"verdict" enums:"served,refused"`
+	Problems []IngressProblem `json:"problems"`
+}
+
 // IngressVerdicts is the answer of GET /api/v1/kubernetes/ingresses.
 type IngressVerdicts struct {
 	// Revision is the head revision the last sync compared the cluster with.
 	Revision  int64            `json:"revision"`
 	Ingresses []IngressVerdict `json:"ingresses"`
+	// Routes are the Gateway API routes of restyplane's Gateways, beside the Ingresses:
+	// they share their hostnames' claims.
+	Routes []RouteVerdict `json:"routes"`
 }

@@ -42,6 +42,10 @@ type ExternalAuth struct {
 	// RequestRedirect is sent to the auth service as X-Auth-Request-Redirect; the
 	// original request URI if empty.
 	RequestRedirect string `json:"requestRedirect,omitempty"`
+	// RequestHeaders are set on the subrequest to the auth service, replacing the proxy's
+	// own header of the same name (X-Forwarded-For, X-Forwarded-Host…); values may name
+	// HeaderVariables, such as $request_method or $request_uri (see AuthRequestHeaders).
+	RequestHeaders []Header `json:"requestHeaders,omitempty"`
 }
 
 // MaxAuthResponseHeaders bounds the headers an external auth passes upstream.
@@ -163,5 +167,8 @@ func (e *ExternalAuth) validate() error {
 		}
 		seen[strings.ToLower(h)] = true
 	}
-	return ValidHeaderValue("auth.external.requestRedirect", e.RequestRedirect)
+	if err := ValidHeaderValue("auth.external.requestRedirect", e.RequestRedirect); err != nil {
+		return err
+	}
+	return validAuthRequestHeaders(e.RequestHeaders)
 }

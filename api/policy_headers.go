@@ -9,8 +9,9 @@ import (
 // HeaderFilter changes the headers of a location's requests to the backend or of its
 // answers to the client, as Gateway API's RequestHeaderModifier and
 // ResponseHeaderModifier do: Set replaces a header (or adds it when absent), Add appends a
-// value to what the header holds, Remove drops it. Values are sent as written: nothing in
-// them is expanded, nginx variables included.
+// value to what the header holds, Remove drops it. Values are sent as written, except that
+// a '$' starts one of HeaderVariables ($request_id, $remote_addr, $ssl_client_s_dn…),
+// which the proxy fills in; a request header that is added to takes no variable.
 type HeaderFilter struct {
 	Set    []Header `json:"set,omitempty"`
 	Add    []Header `json:"add,omitempty"`
@@ -27,8 +28,6 @@ var (
 
 // fieldChars are the characters of a field value but the space.
 const fieldChars = `[!#%&'()*+,./0-9:;<=>?@A-Z\[\]^_` + "`" + `a-z{|}~-]`
-
-var ()
 
 // framingHeaders carry the message's framing and connection, which nginx writes itself:
 // changing them would desynchronize nginx and the peer (request smuggling) or be ignored.
@@ -59,7 +58,8 @@ func ValidFieldValue(field, s string) error {
 
 // validate checks the filter: valid names and values, at most MaxSetHeaders of each list,
 // and each name set or removed once (an added header may not be set or removed too).
-func (h *HeaderFilter) validate(field string) error {
+// Set values may name HeaderVariables, and Add values too when addVars.
+func (h *HeaderFilter) validate(field string, addVars bool) error {
 	if h == nil {
 		return nil
 	}
@@ -83,7 +83,7 @@ func (h *HeaderFilter) validate(field string) error {
 		if err := claim(f+".name", x.Name); err != nil {
 			return err
 		}
-		if err := ValidFieldValue(f+".value", x.Value); err != nil {
+		if err := ValidHeaderTemplate(f+".value", x.Value); err != nil {
 			return err
 		}
 	}
@@ -101,7 +101,11 @@ func (h *HeaderFilter) validate(field string) error {
 			return Invalid(f+".name", "header %s is already named by %s", x.Name, prev)
 		}
 		seen[strings.ToLower(x.Name)] = f
-		if err := ValidFieldValue(f+".value", x.Value); err != nil {
+		check := ValidFieldValue
+		if addVars {
+			check = ValidHeaderTemplate
+		}
+		if err := check(f+".value", x.Value); err != nil {
 			return err
 		}
 	}
@@ -115,10 +119,12 @@ var requestAddRe = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
 // validateHeaders checks the location's header filters, and that setHeaders and
 // requestHeaders do not both name a header.
 func (l *Location) validateHeaders() error {
-	if err := l.RequestHeaders.validate("requestHeaders"); err != nil {
+	// A request header added to is a map's value at the http level (see the renderer),
+	// which takes no variable; every other value goes to a directive that expands them.
+	if err := l.RequestHeaders.validate("requestHeaders", false); err != nil {
 		return err
 	}
-	if err := l.ResponseHeaders.validate("responseHeaders"); err != nil {
+	if err := l.ResponseHeaders.validate("responseHeaders", true); err != nil {
 		return err
 	}
 	if r := l.RequestHeaders; r != nil {

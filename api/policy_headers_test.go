@@ -6,7 +6,8 @@ import (
 )
 
 // TestHeaderFiltersAndAnswersValidate: header names are RFC 9110 tokens but the framing
-// headers, values visible ASCII without '"', '\' or '$'; a name is set or removed once; a
+// headers, values visible ASCII without '"' or '\', a '$' only before a variable of
+// HeaderVariables (and none in a request header added to); a name is set or removed once; a
 // location that returns or denies needs no backend and takes nothing it would not run.
 func TestHeaderFiltersAndAnswersValidate(t *testing.T) {
 	hf := func(set, add []Header, remove ...string) *HeaderFilter {
@@ -25,7 +26,14 @@ func TestHeaderFiltersAndAnswersValidate(t *testing.T) {
 		{"token name", Location{Backend: "b", ResponseHeaders: hf(h("X.Custom_h!", "v"), nil)}, ""},
 		{"name not a token", Location{Backend: "b", ResponseHeaders: hf(h("X Team", "v"), nil)}, "responseHeaders.set[0].name"},
 		{"framing header", Location{Backend: "b", RequestHeaders: hf(nil, nil, "transfer-encoding")}, "requestHeaders.remove[0]"},
-		{"value with $", Location{Backend: "b", ResponseHeaders: hf(h("X-A", "$host"), nil)}, "responseHeaders.set[0].value"},
+		{"value with a listed variable", Location{Backend: "b", ResponseHeaders: hf(h("Request-Id", "$req_id"), h("X-Via", "proxy $host"))}, ""},
+		{"request values with listed variables", Location{Backend: "b", RequestHeaders: hf(h("X-Client-DN", "$ssl_client_s_dn"), nil)}, ""},
+		{"value with variables side by side", Location{Backend: "b", RequestHeaders: hf(h("X-URL", "$scheme://$host$request_uri"), nil)}, ""},
+		{"value with an unlisted variable", Location{Backend: "b", ResponseHeaders: hf(h("X-A", "$cookie_session"), nil)}, "responseHeaders.set[0].value"},
+		{"value with a listed name run on", Location{Backend: "b", ResponseHeaders: hf(h("X-A", "$hostx"), nil)}, "responseHeaders.set[0].value"},
+		{"value with a braced variable", Location{Backend: "b", RequestHeaders: hf(h("X-A", "${host}"), nil)}, "requestHeaders.set[0].value"},
+		{"value with a lone $", Location{Backend: "b", RequestHeaders: hf(h("X-A", "a$"), nil)}, "requestHeaders.set[0].value"},
+		{"request add with a variable", Location{Backend: "b", RequestHeaders: hf(nil, h("X-A", "$host"))}, "requestHeaders.add[0].value"},
 		{"value with quote", Location{Backend: "b", ResponseHeaders: hf(nil, h("X-A", `a"b`))}, "responseHeaders.add[0].value"},
 		{"value with newline", Location{Backend: "b", ResponseHeaders: hf(nil, h("X-A", "a\nb"))}, "responseHeaders.add[0].value"},
 		{"value with space and $", Location{Backend: "b", ResponseHeaders: hf(nil, h("X-A", "a $b"))}, "responseHeaders.add[0].value"},

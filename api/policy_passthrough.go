@@ -77,5 +77,8 @@ func blockDiffers(srv, other *Server, host string) error {
 	if err := clientTLSDiffers(srv, other, host); err != nil {
 		return err
 	}
+	if err := portsDiffer(srv, other, host); err != nil {
+		return err
+	}
 	return passthroughDiffers(srv, other, host)
 }

@@ -8,12 +8,31 @@ import (
 )
 
 // Redirect makes a location answer every request itself with a redirect, without a
-// backend, as ingress-nginx's permanent-redirect and temporal-redirect do. The URL is sent
-// as it is: the request's path is not appended.
+// backend. It has two forms. URL, as ingress-nginx's permanent-redirect and
+// temporal-redirect do: the URL is sent as it is, and the request's path is not appended.
+// Or parts, as Gateway API's RequestRedirect does: any of Scheme, Hostname, Port, Path and
+// PrefixPath, and what is not given comes from the request (its scheme, the server name
+// it matched, its path and query string; the port is the scheme's own when Scheme is
+// given, else the port the request came in on; 80 for http and 443 for https are left
+// out).
 type Redirect struct {
 	// URL is http(s)://host[:port][/path][?query], or a path on the same host (sent as
-	// <scheme>://<Host header><path>).
-	URL string `json:"url" example:"https://shop.example.com/new"`
+	// <scheme>://<Host header><path>). On a regex location an http(s) URL may name the
+	// location's capture groups $1-$9 (ingress-nginx's rewrite-target to a URL); the
+	// request's query is then kept, as nginx's rewrite to a URL keeps it. Empty in the
+	// parts form.
+	URL string `json:"url,omitempty" example:"https://shop.example.com/new"`
+	// Scheme is http or https.
+	Scheme string `json:"scheme,omitempty" enums:"http,https" example:"https"`
+	// Hostname is a DNS name, without wildcards.
+	Hostname string `json:"hostname,omitempty" example:"shop.example.com"`
+	// Port is 1-65535.
+	Port int `json:"port,omitempty" example:"8443"`
+	// Path replaces the whole path; PrefixPath, on a prefix location, replaces the
+	// matched prefix (Gateway API's ReplacePrefixMatch: prefix /a with /b sends /a/c to
+	// /b/c). At most one of them.
+	Path       string `json:"path,omitempty" example:"/new"`
+	PrefixPath string `json:"prefixPath,omitempty" example:"/v2"`
 	// Code is 301, 302, 303, 307 or 308; 302 if 0.
 	Code int `json:"code,omitempty" enums:"301,302,303,307,308" example:"301"`
 }
@@ -42,7 +61,7 @@ func (l *Location) validateRedirect() error {
 	default:
 		return Invalid("redirect.code", "code must be 301, 302, 303, 307 or 308")
 	}
-	if err := ValidRedirectURL("redirect.url", r.URL); err != nil {
+	if err := l.validateRedirectTarget(); err != nil {
 		return err
 	}
 	switch {
@@ -54,6 +73,54 @@ func (l *Location) validateRedirect() error {
 		return Invalid("cors", "a redirecting location answers every request itself; CORS does not apply")
 	}
 	return nil
+}
+
+// validateRedirectTarget checks the redirect's URL, or its parts: a redirect has one form.
+func (l *Location) validateRedirectTarget() error {
+	r := l.Redirect
+	if !r.HasParts() {
+		if strings.Contains(r.URL, "$") {
+			return l.validCaptureRedirect()
+		}
+		return ValidRedirectURL("redirect.url", r.URL)
+	}
+	if r.URL != "" {
+		return Invalid("redirect.url", "a redirect has a url or parts (scheme, hostname, port, path, prefixPath), not both")
+	}
+	switch r.Scheme {
+	case "", "http", "https":
+	default:
+		return Invalid("redirect.scheme", "scheme must be http or https")
+	}
+	if r.Hostname != "" {
+		if err := ValidHostname("redirect.hostname", r.Hostname); err != nil {
+			return err
+		}
+		if r.Hostname == CatchAllHostname || strings.Contains(r.Hostname, "*") {
+			return Invalid("redirect.hostname", "a redirect names one host: no wildcard and not the catch-all")
+		}
+	}
+	if r.Port != 0 {
+		if err := ValidPort("redirect.port", r.Port); err != nil {
+			return err
+		}
+	}
+	switch {
+	case r.Path != "" && r.PrefixPath != "":
+		return Invalid("redirect.prefixPath", "give path (the whole path) or prefixPath (the matched prefix), not both")
+	case r.Path != "":
+		return ValidPath("redirect.path", r.Path)
+	case r.PrefixPath != "" && l.matchOrDefault() != MatchPrefix:
+		return Invalid("redirect.prefixPath", "prefixPath replaces the matched prefix of a prefix location; this location matches %s", l.matchOrDefault())
+	case r.PrefixPath != "":
+		return ValidPath("redirect.prefixPath", r.PrefixPath)
+	}
+	return nil
+}
+
+// HasParts reports whether the redirect is in the parts form.
+func (r *Redirect) HasParts() bool {
+	return r.Scheme != "" || r.Hostname != "" || r.Port != 0 || r.Path != "" || r.PrefixPath != ""
 }
 
 // ValidRedirectURL checks a redirect target: an absolute http(s) URL or a path, either

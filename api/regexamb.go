@@ -42,7 +42,7 @@ type reOp int
 
 const (
 	reChars  reOp = iota // one character of set
-	reAssert             // ^, $, \b: matches no character
+	reAssert             // ^, $, \b, \z: matches no character
 	reCat
 	reAlt
 	reRepeat // subs[0] repeated min to max times; max -1 is unbounded
@@ -326,7 +326,7 @@ func (p *reParser) atom() *reNode {
 	case '\\':
 		e := p.s[p.i]
 		p.i++
-		if e == 'b' {
+		if e == 'b' || e == 'z' { // \b and \z match no character, as ^ and $ do
 			return &reNode{op: reAssert}
 		}
 		if set, ok := escapeSet(e); ok {

@@ -17,6 +17,7 @@ func TestValidRegexRefusesAmbiguousRepetition(t *testing.T) {
 		`/api(/|$)(.*)`, `/(.*)`, `/.*`, `^/static/.*\.(js|css)$`, `/v1/(.+)/(.+)`, `^/(.*)/(.*)$`,
 		`^/api/([^/]+)/items/([^/]+)$`, `/?(.*)`, `/api/users/?(.*)`, `^/(a|b)+$`, `/(ab){1,3}`,
 		`^/users/[0-9]+$`, `/something(/|$)(.*)`, `^/(api|web)/v[0-9]+/.*$`, `/[a-z]+-[0-9]+`, `^/(ab?)+c$`, `^/(a|bc)*$`, `/api/?(.*)`, `^/a*a?x$`,
+		`^/v[0-9]+(\.[0-9]+)?\z`, // \z, like $, matches no character
 	} {
 		if err := ValidRegex("path", re); err != nil {
 			t.Errorf("ValidRegex(%q) = %v, want nil", re, err)

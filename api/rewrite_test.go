@@ -48,3 +48,28 @@ func TestRegexRewriteValidate(t *testing.T) {
 		t.Fatal("an exact location with a rewrite is valid, want an error")
 	}
 }
+
+// TestCaptureRedirect: a redirect URL names capture groups on a regex location only,
+// absolute, with no '$' but $1-$9 and no group the regex lacks.
+func TestCaptureRedirect(t *testing.T) {
+	for _, c := range []struct {
+		path, match, url string
+		ok               bool
+	}{
+		{"^/(.*)", MatchRegex, "https://new.example.gov.uk/$1", true},
+		{"^/a/(.*)/(x|y)", MatchRegex, "http://new.test:8080/$2/$1?from=$1", true},
+		{"/old", MatchPrefix, "https://new.test/$1", false},
+		{"^/(.*)", MatchRegex, "https://new.test/$2", false},
+		{"^/(.*)", MatchRegex, "https://$host/$1", false},
+		{"^/(.*)", MatchRegex, "/new/$1", false},
+		{"^/(.*)", MatchRegex, "https://new.test/$1 x", false},
+		{"^/(.*)", MatchRegex, "https://new.test/$1\"; return 200 \"", false},
+	} {
+		l := Location{Path: c.path, Match: c.match, Backend: "b", Redirect: &Redirect{URL: c.url}}
+		s := Server{Name: "s", Hostnames: []string{"s.test"}, Locations: []Location{l}}
+		s.Normalize()
+		if err := s.Validate(); (err == nil) != c.ok {
+			t.Errorf("%s %s redirect %q: %v, want ok %t", c.match, c.path, c.url, err, c.ok)
+		}
+	}
+}

@@ -38,6 +38,10 @@ type Server struct {
 	// its own; see policy_waf.go.
 	WAF       *WAF       `json:"waf,omitempty"`
 	Locations []Location `json:"locations"`
+	// Port is the plain-HTTP port the server listens on, as a Gateway listener's port; 0
+	// is the instance's own (its --proxy-listen). Servers may share a hostname on
+	// different ports, each serving its own locations there.
+	Port int `json:"port,omitempty" example:"8080"`
 	// Redirects (policies), see policy_redirect.go. ForceSSLRedirect sends
 	// plain-HTTP requests to HTTPS with a 308 even without a certificate of its own (TLS
 	// ended before restyplane); AppRoot redirects a request for "/" there with a 302;
@@ -62,21 +66,33 @@ type ServerTLS struct {
 	DefaultCertificate bool `json:"defaultCertificate,omitempty"`
 	// Redirect sends plain-HTTP requests to HTTPS with a 308.
 	Redirect bool `json:"redirect,omitempty"`
+	// Port is the HTTPS port the server listens on; 0 is the instance's own (its
+	// --tls-listen).
+	Port int `json:"port,omitempty" example:"8443"`
 }
 
 // Location routes requests whose path matches to a backend.
 type Location struct {
 	Path  string `json:"path" example:"/api"`
 	Match string `json:"match,omitempty" enums:"prefix,exact,regex" example:"prefix"`
+	// When restricts the location to requests that also match these conditions (Gateway
+	// API's method, header and query parameter matches). Several locations of a server may
+	// share a path and match type when their When differ (and at most one has no When).
+	When *RequestMatch `json:"when,omitempty"`
 	// Backend is required unless the location redirects.
 	Backend string `json:"backend,omitempty" example:"shop-api"`
 	// Rewrite changes the path before proxying; the query string is kept. On a prefix
 	// location it replaces the matched prefix ("/" strips it); on a regex location it
 	// replaces the whole path, and $1-$9 in it are the regex's capture groups
 	// ("^/api(/|$)(.*)" with "/$2" sends /api/users as /users).
-	Rewrite    string    `json:"rewrite,omitempty" example:"/"`
-	Timeouts   *Timeouts `json:"timeouts,omitempty"`
-	SetHeaders []Header  `json:"setHeaders,omitempty"`
+	Rewrite string `json:"rewrite,omitempty" example:"/"`
+	// RewriteFull replaces the whole path before proxying (Gateway API's ReplaceFullPath);
+	// the query string is kept.
+	RewriteFull string    `json:"rewriteFull,omitempty" example:"/v2/items"`
+	Timeouts    *Timeouts `json:"timeouts,omitempty"`
+	SetHeaders  []Header  `json:"setHeaders,omitempty"`
+	// Mirror sends a copy of each request to these backends; their answers are discarded.
+	Mirror []Mirror `json:"mirror,omitempty"`
 	// Auth (policies): basic and external auth; see policy_auth.go.
 	Auth *LocationAuth `json:"auth,omitempty"`
 	// Proxy, Retry and Errors (policies): bodies and buffering, retries on
@@ -160,7 +176,7 @@ func (s *Server) Validate() error {
 			return prefixed(f, err)
 		}
 		if key := l.key(); paths[key] {
-			return Invalid(f+".path", "%s path %q is claimed twice in this server", l.matchOrDefault(), l.Path)
+			return Invalid(f+".path", "%s path %q%s is claimed twice in this server", l.matchOrDefault(), l.Path, l.whenSuffix())
 		} else {
 			paths[key] = true
 		}
@@ -175,6 +191,9 @@ func (s *Server) Validate() error {
 		return err
 	}
 	if err := s.validateRedirects(); err != nil { // policies
+		return err
+	}
+	if err := s.validatePorts(); err != nil {
 		return err
 	}
 	return s.Source.validate()
@@ -205,14 +224,26 @@ func (l *Location) matchOrDefault() string {
 }
 
 // key identifies what a location claims within a host. A prefix "/foo/" claims the same
-// requests as "/foo" under the Ingress rule, so both reduce to one key.
+// requests as "/foo" under the Ingress rule, so both reduce to one key; the conditions of
+// When, in their canonical form, are part of it.
 func (l *Location) key() string {
 	m := l.matchOrDefault()
 	p := l.Path
 	if m == MatchPrefix && len(p) > 1 {
 		p = strings.TrimRight(p, "/")
 	}
+	if w := l.When.Key(); w != "" {
+		return m + " " + p + " " + w
+	}
 	return m + " " + p
+}
+
+// whenSuffix says, in an error message, that the location has conditions.
+func (l *Location) whenSuffix() string {
+	if l.When == nil {
+		return ""
+	}
+	return " with the same when"
 }
 
 func (l *Location) validate() error {
@@ -228,8 +259,17 @@ func (l *Location) validate() error {
 	default:
 		return Invalid("match", "must be prefix, exact or regex")
 	}
+	if err := l.When.validate(); err != nil {
+		return err
+	}
 	// Policies: the backend is optional for a redirect.
 	if err := l.validateRedirect(); err != nil {
+		return err
+	}
+	if err := l.validateRewriteFull(); err != nil {
+		return err
+	}
+	if err := l.validateMirror(); err != nil {
 		return err
 	}
 	if err := l.CORS.validate(); err != nil {
@@ -310,6 +350,12 @@ func ValidRegex(field, s string) error {
 	if !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "^/") {
 		return Invalid(field, "regex must start with / or ^/")
 	}
+	return regexSafe(field, s)
+}
+
+// regexSafe checks a regex of regexChars: a backslash only before a character it escapes
+// in a regex, compilable, of star height 1 at most and unambiguous.
+func regexSafe(field, s string) error {
 	for i := 0; i < len(s); i++ {
 		if s[i] != '\\' {
 			continue

@@ -12,12 +12,17 @@ type Settings struct {
 	KeepaliveTimeout  string `json:"keepaliveTimeout" example:"75s"`
 	KeepaliveRequests int    `json:"keepaliveRequests" minimum:"1" maximum:"100000" example:"1000"`
 	// UpstreamKeepalive is the number of idle connections each worker keeps to upstreams.
-	UpstreamKeepalive   int    `json:"upstreamKeepalive" minimum:"0" maximum:"10000" example:"64"`
-	ClientMaxBodySize   string `json:"clientMaxBodySize" example:"1m"`
-	ProxyConnectTimeout string `json:"proxyConnectTimeout" example:"5s"`
-	ProxyReadTimeout    string `json:"proxyReadTimeout" example:"60s"`
-	ProxySendTimeout    string `json:"proxySendTimeout" example:"60s"`
-	LogFormat           string `json:"logFormat" enums:"combined,json" example:"json"`
+	UpstreamKeepalive int `json:"upstreamKeepalive" minimum:"0" maximum:"10000" example:"64"`
+	// UpstreamKeepaliveTimeout is how long an idle upstream connection stays open, 60s if
+	// empty; UpstreamKeepaliveRequests is how many requests one carries before it is
+	// closed, 1000 if 0 (nginx's defaults).
+	UpstreamKeepaliveTimeout  string `json:"upstreamKeepaliveTimeout,omitempty" example:"60s"`
+	UpstreamKeepaliveRequests int    `json:"upstreamKeepaliveRequests,omitempty" minimum:"0" maximum:"1000000" example:"10000"`
+	ClientMaxBodySize         string `json:"clientMaxBodySize" example:"1m"`
+	ProxyConnectTimeout       string `json:"proxyConnectTimeout" example:"5s"`
+	ProxyReadTimeout          string `json:"proxyReadTimeout" example:"60s"`
+	ProxySendTimeout          string `json:"proxySendTimeout" example:"60s"`
+	LogFormat                 string `json:"logFormat" enums:"combined,json" example:"json"`
 	// AccessLog writes an access log, buffered: a line reaches the file within a second.
 	AccessLog bool     `json:"accessLog"`
 	Gzip      bool     `json:"gzip"`
@@ -41,9 +46,21 @@ type Settings struct {
 	// which access lists and limits then see. Empty: the connection's address, always.
 	// A change reloads (nginx's set_real_ip_from).
 	RealIPFrom []string `json:"realIPFrom,omitempty" example:"10.0.0.0/8"`
-	// RealIPHeader is the header a trusted proxy puts the client address in,
-	// X-Forwarded-For if empty; its last address not itself trusted is taken.
+	// RealIPHeader is the header a trusted proxy puts the client address in (ingress-nginx's
+	// forwarded-for-header), X-Forwarded-For if empty; its last address not itself trusted
+	// is taken.
 	RealIPHeader string `json:"realIPHeader,omitempty" example:"X-Forwarded-For"`
+	// UseForwardedHeaders passes on the X-Forwarded-For, -Proto, -Host and -Port headers
+	// clients send, for a proxy behind another proxy or load balancer that sets them: the
+	// connection's address is appended to X-Forwarded-For, and the others go as sent (or
+	// as the proxy sees the request when absent). Off, the proxy replaces them with what it
+	// sees: X-Forwarded-For is the client address (after realIPFrom), X-Forwarded-Proto
+	// the scheme the client used.
+	UseForwardedHeaders bool `json:"useForwardedHeaders"`
+	// ProxySetHeaders are request headers set on every proxied request. One named as a
+	// header the proxy sets itself (X-Real-IP, X-Forwarded-*) replaces it; a location's
+	// own headers win over them.
+	ProxySetHeaders []ProxyHeader `json:"proxySetHeaders,omitempty"`
 	// CacheZoneSize is the shared memory of the response cache's keys (1m holds about
 	// 8,000), 10m if empty; CacheMaxSize the most its files take on disk, 256m if empty.
 	// The cache exists only while a location has a cache policy.
@@ -90,6 +107,7 @@ func (s *Settings) Validate() error {
 		{"workerConnections", s.WorkerConnections, 64, 65536},
 		{"keepaliveRequests", s.KeepaliveRequests, 1, 100000},
 		{"upstreamKeepalive", s.UpstreamKeepalive, 0, 10000},
+		{"upstreamKeepaliveRequests", s.UpstreamKeepaliveRequests, 0, 1000000},
 		{"rollbackMinRequests", s.RollbackMinRequests, 1, 1000000},
 		{"rollbackMinClients", s.RollbackMinClients, 0, 1000},
 	}
@@ -135,6 +153,14 @@ func (s *Settings) Validate() error {
 		if len(s.RealIPFrom) == 0 {
 			return Invalid("realIPHeader", "a real-IP header needs trusted proxies in realIPFrom")
 		}
+	}
+	if s.UpstreamKeepaliveTimeout != "" {
+		if err := ValidDuration("upstreamKeepaliveTimeout", s.UpstreamKeepaliveTimeout); err != nil {
+			return err
+		}
+	}
+	if err := validateProxyHeaders("proxySetHeaders", s.ProxySetHeaders); err != nil {
+		return err
 	}
 	if err := s.validateCacheSettings(); err != nil {
 		return err

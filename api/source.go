@@ -8,18 +8,32 @@ const (
 	SourceKubernetes = "kubernetes"
 )
 
+// The cluster objects a kubernetes source may name in Object. An Ingress's objects leave
+// Object empty, as they did before routes existed, so that their history does not change.
+const (
+	ObjectIngress   = "Ingress"
+	ObjectHTTPRoute = "HTTPRoute"
+	ObjectGRPCRoute = "GRPCRoute"
+)
+
 // Source records who owns an object. The reconciler only changes what Kubernetes owns, and
 // a REST write to a kubernetes-owned object is refused with a pointer to the cluster object.
 type Source struct {
-	Kind      string `json:"kind,omitempty" enums:"api,kubernetes" example:"api"`
+	Kind string `json:"kind,omitempty" enums:"api,kubernetes" example:"api"`
+	// Object is the kind of the cluster object behind a kubernetes source: a Gateway API
+	// route (HTTPRoute, GRPCRoute); empty for an Ingress, a Service or a Secret.
+	Object    string `json:"object,omitempty" enums:"HTTPRoute,GRPCRoute" example:"HTTPRoute"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name,omitempty"`
 	UID       string `json:"uid,omitempty"`
 }
 
-// String names the owner for messages, e.g. "kubernetes Ingress shop/web".
+// String names the owner for messages, e.g. "kubernetes HTTPRoute shop/web".
 func (s Source) String() string {
 	if s.Kind == SourceKubernetes {
+		if s.Object != "" {
+			return fmt.Sprintf("kubernetes %s %s/%s", s.Object, s.Namespace, s.Name)
+		}
 		return fmt.Sprintf("kubernetes object %s/%s", s.Namespace, s.Name)
 	}
 	return "the REST API"
@@ -28,14 +42,19 @@ func (s Source) String() string {
 func (s Source) validate() error {
 	switch s.Kind {
 	case "", SourceAPI:
-		if s.Namespace != "" || s.Name != "" || s.UID != "" {
-			return Invalid("source", "namespace, name and uid belong to kubernetes sources only")
+		if s.Namespace != "" || s.Name != "" || s.UID != "" || s.Object != "" {
+			return Invalid("source", "object, namespace, name and uid belong to kubernetes sources only")
 		}
 	case SourceKubernetes:
 		for _, f := range []struct{ n, v string }{{"namespace", s.Namespace}, {"name", s.Name}, {"uid", s.UID}} {
 			if err := ValidText("source."+f.n, f.v, 253); err != nil {
 				return err
 			}
+		}
+		switch s.Object {
+		case "", ObjectHTTPRoute, ObjectGRPCRoute:
+		default:
+			return Invalid("source.object", "must be HTTPRoute or GRPCRoute, or empty")
 		}
 	default:
 		return Invalid("source.kind", "must be api or kubernetes")

@@ -51,14 +51,16 @@ func newBarePusher(agents []*rptest.Agent) *barePusher {
 }
 
 // change moves the bare backend to the other of ups on every instance and returns when
-// the last proxy first answered from it.
-func (f *fleet) bareChange(ups [2]*upstream) (time.Duration, error) {
+// the last proxy first answered from it; hops gets when each push was answered and each
+// proxy answered from the new upstream.
+func (f *fleet) bareChange(ups [2]*upstream, hops *fleetHops) (time.Duration, error) {
 	p := f.bare
 	p.at, p.version = 1-p.at, p.version+1
 	up := ups[p.at]
 	t0 := time.Now()
 	var wg sync.WaitGroup
 	errs := make(chan error, len(p.admins))
+	pushed := make([]time.Duration, len(p.admins))
 	for i, c := range p.admins {
 		wg.Add(1)
 		go func() {
@@ -68,14 +70,18 @@ func (f *fleet) bareChange(ups [2]*upstream) (time.Duration, error) {
 			if _, err := c.PushBackends(ctx, p.version, []api.Backend{{Name: bareFleetBackend, Endpoints: up.endpoints()}}, nil, false); err != nil {
 				errs <- fmt.Errorf("bare push to agent %d: %w", i+1, err)
 			}
+			pushed[i] = time.Since(t0)
 		}()
 	}
 	// The pollers start with the pushes: the pushes answer only once nginx applied them.
-	total, err := f.pollAll(f.barePollers, t0, up.name, fleetPollBudget, fleetPollDeadline)
+	total, seen, err := f.pollAll(f.barePollers, t0, up.name, fleetPollBudget, fleetPollDeadline)
 	wg.Wait()
 	close(errs)
 	if perr := <-errs; perr != nil {
 		return 0, perr
+	}
+	if err == nil {
+		hops.addBare(pushed, seen)
 	}
 	time.Sleep(fleetBareRest)
 	return total, err

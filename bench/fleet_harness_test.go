@@ -131,10 +131,11 @@ func (f *fleet) waitAtHead(tb testing.TB, rev int64, within time.Duration) {
 
 // pollAll polls every proxy concurrently through pollers, each at most budget requests
 // and deadline from t0, until it answers from upstream want, and returns when the last one
-// first did. A proxy that never does is an error.
-func (f *fleet) pollAll(pollers []*rawPoller, t0 time.Time, want string, budget int, deadline time.Duration) (time.Duration, error) {
+// first did, and when each did (by poller). A proxy that never does is an error.
+func (f *fleet) pollAll(pollers []*rawPoller, t0 time.Time, want string, budget int, deadline time.Duration) (time.Duration, []time.Duration, error) {
 	var mu sync.Mutex
 	var last time.Duration
+	seen := make([]time.Duration, len(pollers))
 	var firstErr error
 	var wg sync.WaitGroup
 	for i, p := range pollers {
@@ -146,7 +147,7 @@ func (f *fleet) pollAll(pollers []*rawPoller, t0 time.Time, want string, budget 
 				if err == nil && code == 200 && from == want {
 					d := time.Since(t0)
 					mu.Lock()
-					last = max(last, d)
+					last, seen[i] = max(last, d), d
 					mu.Unlock()
 					return
 				}
@@ -166,7 +167,7 @@ func (f *fleet) pollAll(pollers []*rawPoller, t0 time.Time, want string, budget 
 		}(i, p)
 	}
 	wg.Wait()
-	return last, firstErr
+	return last, seen, firstErr
 }
 
 // feedBytes is the sum of restyplane_feed_bytes_sent_total over the agents, read from the

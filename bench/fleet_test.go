@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -32,6 +33,9 @@ const (
 	fleetBigBackends   = 5000
 	fleetSmallBackends = 10
 	fleetPropGoal      = 50 * time.Millisecond
+	// fleetRatioGoal bounds restyplane's propagation over the bare mechanism's, p50 and
+	// p99 each, in the same run.
+	fleetRatioGoal     = 1.2
 	fleetReconnectGoal = 5 * time.Second
 	fleetFeedGoal      = 2048.0
 )
@@ -59,15 +63,21 @@ func BenchmarkFleet(b *testing.B) {
 		startup := time.Since(t0)
 
 		at := 0
+		// last is the newest change's start and when each proxy first answered from it.
+		var last struct {
+			t0   time.Time
+			seen []time.Duration
+		}
 		change := func() (rev int64, write, total time.Duration) {
 			at = 1 - at
 			t0 := time.Now()
 			rev = cp.mustWrite("PUT", "/api/v1/backends/b-0000/endpoints", server.EndpointsRequest{Endpoints: ups[at].endpoints()})
 			write = time.Since(t0)
-			total, err := f.pollAll(f.pollers, t0, ups[at].name, fleetPollBudget, fleetPollDeadline)
+			total, seen, err := f.pollAll(f.pollers, t0, ups[at].name, fleetPollBudget, fleetPollDeadline)
 			if err != nil {
 				b.Fatalf("revision %d: %v", rev, err)
 			}
+			last.t0, last.seen = t0, seen
 			f.waitAtHead(b, rev, 30*time.Second)
 			return rev, write, total
 		}
@@ -84,6 +94,7 @@ func BenchmarkFleet(b *testing.B) {
 		// round, so that both meet the same machine.
 		var totals, writes, bares []time.Duration
 		var restyCPU, bareCPU fleetCPU
+		hops := newFleetHops()
 		var restyWall time.Duration
 		var firstRev, lastRev int64
 		for k := 0; k < fleetChanges; k += fleetRound {
@@ -91,7 +102,7 @@ func BenchmarkFleet(b *testing.B) {
 				c0, w0 := f.cpu(), time.Now()
 				if (half+k/fleetRound)%2 == 1 {
 					for j := 0; j < fleetRound; j++ {
-						t, err := f.bareChange(ups)
+						t, err := f.bareChange(ups, hops)
 						if err != nil {
 							b.Fatalf("bare change: %v", err)
 						}
@@ -103,12 +114,14 @@ func BenchmarkFleet(b *testing.B) {
 				for j := 0; j < fleetRound; j++ {
 					rev, w, t := change()
 					totals, writes = append(totals, t), append(writes, w)
+					hops.addResty(rev, last.t0, w, last.seen)
 					if firstRev == 0 {
 						firstRev = rev
 					}
 					lastRev = rev
 				}
 				restyCPU, restyWall = restyCPU.add(f.cpu().sub(c0)), restyWall+time.Since(w0)
+				hops.collect(cp) // between rounds, outside what the CPU figures count
 			}
 		}
 		propCPU := float64(restyCPU.cp) / float64(restyWall)
@@ -121,6 +134,7 @@ func BenchmarkFleet(b *testing.B) {
 			// Propagation and its CPU only, for profiling work: no report is written.
 			// RESTYPLANE_FLEET_AGENTS may shrink the fleet for it.
 			b.Logf("propagation %s; bare %s; write %s; warm-up %s", spreadOf(totals).row(), spreadOf(bares).row(), spreadOf(writes).row(), spreadOf(warm).row())
+			b.Logf("ratio p50 %.2f, p99 %.2f; hops:\n%s", ratio(spreadOf(totals).p50, spreadOf(bares).p50), ratio(spreadOf(totals).p99, spreadOf(bares).p99), hops.table())
 			continue
 		}
 		prop, wr, bare := spreadOf(totals), spreadOf(writes), spreadOf(bares)
@@ -154,6 +168,7 @@ func BenchmarkFleet(b *testing.B) {
 		b.ReportMetric(float64(r.failed), "failed-requests")
 		var s strings.Builder
 		s.WriteString(header("Fleet: 50 data planes on one machine (issue 9)", "BenchmarkFleet", load))
+		s.WriteString("Alone: `go test ./bench -run '^$' -bench '^BenchmarkFleet$' -benchtime 1x -count 1`, which writes this section into BENCHMARKS.md (about a minute on this machine).\n\n")
 		fmt.Fprintf(&s, "Scenario: one control plane (`restyplane serve --openresty off`, SQLite history) and %d `restyplane agent`s, each with its own %s "+
 			"(one worker, the Lua module) on loopback ports, all on this machine; two real upstream HTTP servers that name themselves in `X-Upstream`. "+
 			"The agents were started in batches of %d, each batch ready before the next (%s for all %d, with the control plane's history at 10 backends). "+
@@ -164,6 +179,9 @@ func BenchmarkFleet(b *testing.B) {
 		fmt.Fprintf(&s, "| measure | result | goal | |\n|---|---|---|---|\n")
 		fmt.Fprintf(&s, "| API write to the first response from the new endpoint on all %d instances, p99 of %d changes | %s (p50 %s) | ≤ 50 ms | %s |\n",
 			fleetAgents, fleetChanges, fmtDur(prop.p99), fmtDur(prop.p50), verdict(prop.p99 <= fleetPropGoal))
+		r50, r99 := ratio(prop.p50, bare.p50), ratio(prop.p99, bare.p99)
+		fmt.Fprintf(&s, "| the same ÷ the bare mechanism's in the same run (below), p50 and p99 | %.2f and %.2f (bare: p50 %s, p99 %s) | ≤ %.1f each | %s |\n",
+			r50, r99, fmtDur(bare.p50), fmtDur(bare.p99), fleetRatioGoal, verdict(r50 <= fleetRatioGoal && r99 <= fleetRatioGoal))
 		fmt.Fprintf(&s, "| feed bytes per agent for a one-endpoint change, 10 backends | %.0f B | < 2 KiB | %s |\n", feedSmall, verdict(feedSmall < fleetFeedGoal))
 		fmt.Fprintf(&s, "| feed bytes per agent for a one-endpoint change, 5,000 backends | %.0f B | < 2 KiB, within 2× of 10 backends | %s |\n",
 			feedBig, verdict(feedBig < fleetFeedGoal && feedBig <= 2*feedSmall && feedSmall <= 2*feedBig))
@@ -177,7 +195,8 @@ func BenchmarkFleet(b *testing.B) {
 		fmt.Fprintf(&s, "| the same for the %d warm-up changes before them, right after the start (not measured) | %s |\n", fleetWarmup, spreadOf(warm).row())
 		fmt.Fprintf(&s, "| the API write alone (`PUT …/endpoints` answered) | %s |\n", wr.row())
 		fmt.Fprintf(&s, "| one agent's dynamic apply (`durationMs` of the agents' apply records, the newest 1,000) | %s |\n\n", agentApply.row())
-		fmt.Fprintf(&s, fleetBareText, fleetChanges, fleetRound, fleetBareRest, ratio(prop.p50, bare.p50), ratio(prop.p99, bare.p99), barePer)
+		fmt.Fprintf(&s, fleetBareText, fleetChanges, fleetRound, fleetBareRest, r50, r99, barePer)
+		s.WriteString("Where the time goes, hop by hop, in this run's measured changes (each agent's hops from its apply records):\n\n" + hops.table() + "\n")
 		if prop.p99 > fleetPropGoal {
 			fmt.Fprintf(&s, "All %d agents, their nginx, the control plane and the pollers share the machine's %d cores (and the load above), so a change reaches the last "+
 				"instance only once every agent had its turn to apply it: compare one agent's apply with the time to all %d.\n\n", fleetAgents, runtime.NumCPU(), fleetAgents)
@@ -189,6 +208,7 @@ func BenchmarkFleet(b *testing.B) {
 		s.WriteString(fleetReportDelayWork + "\n\n")
 		s.WriteString(fleetSlackWork + "\n\n")
 		s.WriteString(fleetFloorWork + "\n\n")
+		s.WriteString(fleetWakeWork + "\n\n")
 		fmt.Fprintf(&s, "The control plane with %d agents connected (from `/proc/<pid>`): resident memory %.1f MiB at 10 backends after the restart and %.1f MiB at 5,000 backends; "+
 			"CPU %.1f%% of one core while idle (a %s window after the restart) and %.1f%% of one core during the %d measured changes.\n\n",
 			fleetAgents, float64(rssIdle)/1024, float64(rssBig)/1024, 100*idleCPU, window, 100*propCPU, fleetChanges)
@@ -201,6 +221,10 @@ func BenchmarkFleet(b *testing.B) {
 			fmt.Fprintf(&s, "\nFirst failures: %q\n", r.errs)
 		}
 		fmt.Fprintf(&s, "\nLoad average when it ended: %s.\n", loadAverage())
+		if os.Getenv("RESTYPLANE_BENCH_OUT") == "" {
+			// Run alone (the command above), it still writes its own section.
+			b.Setenv("RESTYPLANE_BENCH_OUT", filepath.Join("..", "BENCHMARKS.md"))
+		}
 		report(b, "fleet", s.String())
 	}
 }

@@ -7,11 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
-	"regexp/syntax"
 	"strings"
 	"time"
-	"unicode"
 
 	networkingv1 "k8s.io/api/networking/v1"
 )
@@ -28,8 +25,12 @@ type corpusProbe struct {
 	cert       *tls.Certificate
 	// from are the upstreams whose answer counts: the path's Service, and the other
 	// Services the file routes the same host and path to (a canary and its main Ingress).
-	from []string
-	grpc bool // the path's Service speaks gRPC: the probe is a gRPC health check
+	from   []string
+	grpc   bool   // the path's Service speaks gRPC: the probe is a gRPC health check
+	method string // GET if empty
+	// redirect is where the proxy must redirect the probe instead of proxying it (a
+	// rewrite-target that is a URL), "" when the upstream answers.
+	redirect string
 }
 
 // probeOf builds the probe of a served Ingress, or says why the proxy cannot show the
@@ -74,12 +75,18 @@ func probeOf(cf *corpusFile, ing *networkingv1.Ingress, clientCert *tls.Certific
 	default:
 		p.path = (&url.URL{Path: p.path}).EscapedPath()
 	}
+	p.redirect = redirectOf(ing, published, p.path)
 	if root, ok := annotation(ing, "app-root"); ok && p.path == "/" {
 		p.path = root
 	}
 	p.tls = corpusHasTLS(cf, p.host) && !tlsRefused
 	if v, _ := annotation(ing, "ssl-passthrough"); v == "true" {
 		p.tls = true // the client's TLS session goes through to the backend
+	}
+	if _, ok := annotation(ing, "auth-tls-secret"); ok {
+		// A host that asks for client certificates is served over HTTPS, with the default
+		// certificate where it has no TLS entry.
+		p.tls = true
 	}
 	for _, other := range cf.ingresses {
 		for _, r := range other.Spec.Rules {
@@ -117,15 +124,20 @@ func probeOf(cf *corpusFile, ing *networkingv1.Ingress, clientCert *tls.Certific
 	if _, ok := annotation(ing, "auth-tls-secret"); ok {
 		p.cert = clientCert
 	}
-	if ranges, ok := annotation(ing, "whitelist-source-range"); ok {
+	if ranges, name := allowList(ing); name != "" {
 		if a := loopbackIn(ranges, true); a != "" {
 			p.local = a
 		} else {
-			return p, "whitelist-source-range allows no loopback address: no request of this machine may pass"
+			return p, name + " allows no loopback address: no request of this machine may pass"
 		}
 	}
-	if u, ok := annotation(ing, "auth-url"); ok {
-		return p, "auth-url " + u + " is an auth service of the source's cluster, not part of the corpus"
+	if ranges, ok := annotation(ing, "denylist-source-range"); ok && p.local == "127.0.0.1" {
+		if a := loopbackIn(ranges, false); a != "" {
+			p.local = a
+		}
+	}
+	if _, ok := annotation(ing, "auth-url"); ok {
+		p.hdr = append(p.hdr, corpusAuthHeader, "allow") // the corpus's auth service lets it through
 	}
 	return p, ""
 }
@@ -147,86 +159,39 @@ func corpusHasTLS(cf *corpusFile, host string) bool {
 	return false
 }
 
+// allowList returns an Ingress's allow list and its annotation's name, "" if it has none.
+func allowList(ing *networkingv1.Ingress) (string, string) {
+	for _, name := range []string{"whitelist-source-range", "allowlist-source-range"} {
+		if v, ok := annotation(ing, name); ok {
+			return v, name
+		}
+	}
+	return "", ""
+}
+
 // loopbackIn returns a loopback address that a comma-separated list of CIDRs and addresses
 // allows (inside true) or does not allow (inside false), "" when there is none to try.
 func loopbackIn(ranges string, inside bool) string {
-	var nets []*net.IPNet
-	for _, r := range strings.Split(ranges, ",") {
-		r = strings.TrimSpace(r)
-		if !strings.Contains(r, "/") {
-			r += "/32"
-		}
-		if _, n, err := net.ParseCIDR(r); err == nil {
-			nets = append(nets, n)
-		}
-	}
 	for _, a := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.1.0.1", "127.255.0.1"} {
-		in := false
-		for _, n := range nets {
-			in = in || n.Contains(net.ParseIP(a))
-		}
-		if in == inside {
+		if listAllows(ranges, a) == inside {
 			return a
 		}
 	}
 	return ""
 }
 
-// samplePath returns a concrete path that the regular expression of a regex location
-// matches (nginx matches it from the path's start): the shortest choice at each step.
-func samplePath(re string) string {
-	parsed, err := syntax.Parse(re, syntax.Perl)
-	if err != nil {
-		return re
-	}
-	var b strings.Builder
-	writeSample(&b, parsed.Simplify())
-	s := b.String()
-	if !strings.HasPrefix(s, "/") {
-		s = "/" + s
-	}
-	return s
-}
-
-func writeSample(b *strings.Builder, r *syntax.Regexp) {
-	switch r.Op {
-	case syntax.OpLiteral:
-		b.WriteString(string(r.Rune))
-	case syntax.OpCharClass:
-		c := rune('a')
-		if len(r.Rune) > 0 {
-			c = r.Rune[0]
-			for i := 0; i+1 < len(r.Rune); i += 2 {
-				if lo := r.Rune[i]; unicode.IsLetter(lo) || unicode.IsDigit(lo) {
-					c = lo
-					break
-				}
-			}
+// listAllows says whether a comma-separated list of CIDRs and addresses holds address a.
+func listAllows(ranges, a string) bool {
+	for _, r := range strings.Split(ranges, ",") {
+		r = strings.TrimSpace(r)
+		if !strings.Contains(r, "/") {
+			r += "/32"
 		}
-		b.WriteRune(c)
-	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		b.WriteRune('a')
-	case syntax.OpPlus:
-		writeSample(b, r.Sub[0])
-	case syntax.OpRepeat:
-		for i := 0; i < r.Min; i++ {
-			writeSample(b, r.Sub[0])
+		if _, n, err := net.ParseCIDR(r); err == nil && n.Contains(net.ParseIP(a)) {
+			return true
 		}
-	case syntax.OpConcat:
-		for _, s := range r.Sub {
-			writeSample(b, s)
-		}
-	case syntax.OpAlternate:
-		writeSample(b, r.Sub[0])
-	case syntax.OpCapture:
-		writeSample(b, r.Sub[0])
 	}
-}
-
-// samplePathMatches says whether the sample matches its expression as nginx would.
-func samplePathMatches(re, path string) bool {
-	m, err := regexp.Compile("(?i)^(?:" + re + ")")
-	return err == nil && m.MatchString(path)
+	return false
 }
 
 // corpusAnswer is what the proxy answered a probe.
@@ -234,11 +199,13 @@ type corpusAnswer struct {
 	code     int
 	body     string
 	location string
+	header   http.Header
 	err      error
 }
 
-// send sends the probe's GET through the proxy (its plain or TLS listener) and follows one
-// redirect to https on the same host, as a browser would after an ssl-redirect.
+// send sends the probe's request through the proxy (its plain or TLS listener) and
+// follows one redirect to https on the same host, as a browser would after an
+// ssl-redirect; once sends it without following.
 func (p corpusProbe) send(in *instance) corpusAnswer {
 	a := p.once(in)
 	if a.err == nil && a.code >= 300 && a.code < 400 && !p.tls && strings.HasPrefix(a.location, "https://"+p.host+"/") {
@@ -280,7 +247,11 @@ func (p corpusProbe) once(in *instance) corpusAnswer {
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	req, err := http.NewRequest("GET", scheme+"://"+p.host+p.path, nil)
+	method := p.method
+	if method == "" {
+		method = "GET"
+	}
+	req, err := http.NewRequest(method, scheme+"://"+p.host+p.path, nil)
 	if err != nil {
 		return corpusAnswer{err: err}
 	}
@@ -293,7 +264,7 @@ func (p corpusProbe) once(in *instance) corpusAnswer {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	return corpusAnswer{code: resp.StatusCode, body: strings.TrimSpace(string(b)), location: resp.Header.Get("Location")}
+	return corpusAnswer{code: resp.StatusCode, body: strings.TrimSpace(string(b)), location: resp.Header.Get("Location"), header: resp.Header}
 }
 
 // fromUpstream says whether the answer came from one of the probe's upstreams.

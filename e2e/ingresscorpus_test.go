@@ -19,9 +19,9 @@ import (
 
 // corpusServedFloor is the fraction of the corpus's Ingresses that restyplane served when
 // this floor was last raised. It is a ratchet: raise it whenever restyplane serves more,
-// never lower it. The goal is 0.9: nine in ten of the Ingresses that ingress-nginx's users
-// really wrote.
-const corpusServedFloor = 0.84
+// never lower it. The goal was 0.9: nine in ten of the Ingresses that ingress-nginx's users
+// really wrote. Measured: 125 of 134 (0.933).
+const corpusServedFloor = 0.93
 
 // corpusMisroutes are served Ingresses of the corpus that today answer from another
 // upstream than ingress-nginx would, or not at all, with why. The test fails if one of
@@ -32,16 +32,23 @@ var corpusMisroutes = map[string]string{}
 // testdata/ingress-corpus), to restyplane's class as a team leaving ingress-nginx would,
 // and runs them all at once through the real API server, restyplane's reconciler and
 // nginx: each file in a namespace of its own, with the Services its Ingresses name (real
-// upstreams that answer with the Service's name), its TLS Secrets and its auth Secrets.
-// It prints each Ingress's verdict and the count of refusals by cause; every served
-// Ingress must answer through the proxy from its upstream and enforce the protections its
-// annotations ask for, every refusal must say why, and the served fraction must not fall
+// upstreams that answer with the Service's name), its TLS Secrets and its auth Secrets,
+// around them what a team moving them sets up (ingresscorpus_env_test.go: a default
+// backend, and an auth service its auth-url annotations are pointed at). It prints each
+// Ingress's verdict and the count of refusals by cause; every served Ingress must answer
+// through the proxy from its upstream (or with the redirect it asks for) and enforce the
+// protections its annotations ask for, each checked with real requests
+// (checkProtections), every refusal must say why, and the served fraction must not fall
 // below corpusServedFloor.
 func TestIngressCorpus(t *testing.T) {
 	corpus := loadCorpus(t)
 	k := newKube(t)
-	ki := k.serveWith(t, "--openresty-prefix", searchablePrefix(t))
 	ip := k.ns.subnet + "1"
+	defaults, defaultBackend := corpusDefaultBackend(t, ip)
+	k.c.Create(t, defaults...)
+	ki := k.serveWith(t, "--openresty-prefix", searchablePrefix(t), "--default-backend", defaultBackend)
+	auth := newCorpusAuth(t, ip)
+	auth.point(corpus)
 	cas := corpusCAs{upstream: newTestCA(t, "corpus upstream ca"), client: newTestCA(t, "corpus client ca")}
 	clientCert, _, _ := cas.client.issue(t, "corpus-client", true)
 
@@ -71,7 +78,7 @@ func TestIngressCorpus(t *testing.T) {
 			rows = append(rows, corpusRowOf(cf, ing, verdicts[cf.ns+"/"+ing.Name]))
 		}
 	}
-	ki.probeServed(corpus, rows, &clientCert)
+	ki.probeServed(rows, auth, &clientCert)
 	served := printCorpusTable(t, rows)
 
 	for _, r := range rows {
@@ -93,7 +100,7 @@ func TestIngressCorpus(t *testing.T) {
 		t.Errorf("nginx refused the revision of the whole corpus, so none of it is live: one Ingress stops every other: %s", rejected)
 	}
 	fraction := float64(served) / float64(len(rows))
-	t.Logf("served %d of %d Ingresses: %.3f (floor %.3f, goal 0.9)", served, len(rows), fraction, corpusServedFloor)
+	t.Logf("served %d of %d Ingresses: %.3f (floor %.3f)", served, len(rows), fraction, corpusServedFloor)
 	if fraction < corpusServedFloor {
 		t.Errorf("served fraction %.3f fell below the floor %.3f", fraction, corpusServedFloor)
 	}
@@ -152,6 +159,7 @@ type corpusRow struct {
 	notes               []string
 	tlsRefused          bool     // restyplane refused a TLS entry of the Ingress
 	answer              string   // why the served Ingress did not answer from its upstream, "" if it did
+	redirect            string   // where it answers with a redirect instead (rewrite-target to a URL)
 	unchecked           string   // why the upstream's answer could not be asked for
 	checked, unenforced []string // protections
 	ing                 *networkingv1.Ingress
@@ -199,7 +207,7 @@ func corpusRowOf(cf *corpusFile, ing *networkingv1.Ingress, v ingressVerdict) co
 }
 
 var (
-	annotationInMessage = regexp.MustCompile(`annotation:? ([a-z][a-z0-9-]*)`)
+	annotationInMessage = regexp.MustCompile(`annotation:? (?:annotation )?([a-z][a-z0-9-]*)`)
 	fieldPrefix         = regexp.MustCompile(`^([a-z]+(\[\d+\])?\.?)+: `)
 )
 
@@ -227,7 +235,7 @@ func specificCause(r corpusRow) bool {
 
 // probeServed sends each served Ingress's probe and its protection checks. A probe that
 // fails is tried again once, two seconds later: a reload may still have old workers.
-func (ki *kubeInstance) probeServed(corpus []*corpusFile, rows []corpusRow, clientCert *tls.Certificate) {
+func (ki *kubeInstance) probeServed(rows []corpusRow, auth *corpusAuth, clientCert *tls.Certificate) {
 	ki.t.Helper()
 	for pass := 0; pass < 2; pass++ {
 		if pass == 1 {
@@ -239,11 +247,11 @@ func (ki *kubeInstance) probeServed(corpus []*corpusFile, rows []corpusRow, clie
 				continue
 			}
 			p, why := probeOf(r.cf, r.ing, clientCert, r.tlsRefused)
-			r.answer, r.unchecked = "", why
+			r.answer, r.unchecked, r.redirect = "", why, p.redirect
 			if why == "" {
 				r.answer = ki.corpusAnswer(p)
 			}
-			r.checked, r.unenforced = checkProtections(ki.instance, p, r.ing)
+			r.checked, r.unenforced = checkProtections(ki.instance, auth, p, r.ing)
 		}
 	}
 }
@@ -260,6 +268,9 @@ func (ki *kubeInstance) corpusAnswer(p corpusProbe) string {
 			return fmt.Sprintf("gRPC health of %s through %s: %v %v", p.from[0], p.host, st, err)
 		}
 		return ""
+	}
+	if p.redirect != "" {
+		return ki.redirectAnswer(p)
 	}
 	a := p.send(ki.instance)
 	if p.fromUpstream(a) {
@@ -284,6 +295,9 @@ func printCorpusTable(t *testing.T, rows []corpusRow) int {
 		} else {
 			served++
 			parts := []string{"answers from its upstream"}
+			if r.redirect != "" {
+				parts[0] = "answers with the 302 its rewrite-target asks, to " + r.redirect
+			}
 			if r.unchecked != "" {
 				parts[0] = "answer not asked: " + r.unchecked
 			} else if why := corpusMisroutes[r.file+"/"+r.name]; why != "" && r.answer != "" {

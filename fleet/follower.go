@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/internal/quietconn"
 )
 
 // Options configure a Follower.
@@ -136,6 +137,16 @@ func New(o Options) (*Follower, error) {
 		o.MaxLine = 256 << 20
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// The feed's lines and the reports wake the agent at every change: their socket's
+	// reads and writes do not wake the runtime's monitor thread too (see quietconn).
+	var d net.Dialer
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return quietconn.Wrap(c), nil
+	}
 	if o.CAFile != "" {
 		pem, err := os.ReadFile(o.CAFile)
 		if err != nil {

@@ -16,13 +16,17 @@ type persistItem struct {
 	seq  int64
 }
 
-// persistLoop writes each applied state to disk, the newest first when the disk is slow.
-// A whole state is written after the report of its apply went out: the report is what the
-// control plane and the fleet view wait for, and encoding and syncing a whole state on a
-// busy core ahead of it delayed every change's propagation. A journal line (the common
-// case) is written at once: appending a delta of a few hundred bytes costs less than the
-// wait, whose timer and wake-up after the report's answer cost every agent a little CPU
-// per change. RecordApply wakes the report first, so the line still follows the report.
+// persistLoop writes each applied state to disk, the newest first when the disk is slow,
+// once the report of its apply went out (or persistAfterReport passed). The apply ends
+// when nginx's answer to the push wakes the agent, while the other instances of the fleet
+// still apply the same change: writing then, a whole state or even a journal line of a
+// few hundred bytes, was work on the way of the change's propagation (a file write is a
+// system call that wakes the runtime's monitor thread for the rest of the burst, see
+// quietconn). After the report's answer the agent is awake anyway, and the change is
+// live everywhere. A state not yet written is what a kill -9 right after its apply loses
+// (the report's 50 ms, at most persistAfterReport): the agent then starts from the one
+// before, and the feed resends the rest; should the control plane be gone as well, it
+// serves the one before until the control plane returns.
 func (f *Follower) persistLoop(ctx context.Context) {
 	defer f.disk.closeJournal()
 	for {
@@ -32,16 +36,14 @@ func (f *Follower) persistLoop(ctx context.Context) {
 			return
 		case it = <-f.persist:
 		}
-		if f.disk.whole(it.held) {
-			if !f.waitReported(ctx, it.seq) {
-				return
-			}
-			// A newer state may have come while this one waited: it wins.
-			select {
-			case newer := <-f.persist:
-				it = newer
-			default:
-			}
+		if !f.waitReported(ctx, it.seq) {
+			return
+		}
+		// A newer state may have come while this one waited: it wins.
+		select {
+		case newer := <-f.persist:
+			it = newer
+		default:
 		}
 		if err := f.disk.write(f.opts.DataDir, it.held); err != nil {
 			f.log.Error("persist the applied state", "revision", it.held.st.Revision, "err", err)

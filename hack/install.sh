@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # install.sh puts on this machine what one of restyplane's make targets needs, and nothing
-# more: `run` gets nginx with the Lua, stream and ModSecurity modules, the Core Rule Set and
+# more: `run` gets nginx with the Lua, stream (with njs) and ModSecurity modules, the Core Rule Set and
 # the Lua libraries; `test` also the test tools
-# (etcd, Chromium, wrk, iproute2, swag, kube-apiserver); `bench` (valgrind besides) and
+# (etcd, Chromium, wrk, iproute2, swag, kube-apiserver, and for the Gateway API conformance
+# harness kube-controller-manager, kube-scheduler and kwok); `bench` (valgrind besides) and
 # `openapi` what those targets need. It is idempotent: a second run installs nothing and
 # returns fast.
 #
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 mode="${1:-test}"
 
 # What each mode needs. A new target adds its list here and a case below.
-run_pkgs=(nginx-light libnginx-mod-http-lua libnginx-mod-stream libnginx-mod-http-modsecurity modsecurity-crs lua-cjson lua-resty-core lua-resty-lrucache)
+run_pkgs=(nginx-light libnginx-mod-http-lua libnginx-mod-stream libnginx-mod-stream-js libnginx-mod-http-modsecurity modsecurity-crs lua-cjson lua-resty-core lua-resty-lrucache)
 test_pkgs=(etcd-server chromium wrk iproute2 caddy mmdebstrap docker.io)
 image_pkgs=(mmdebstrap docker.io)
 bench_pkgs=(etcd-server wrk iproute2 caddy valgrind)
@@ -28,7 +29,7 @@ pkgs=("${run_pkgs[@]}")
 go_tools=()
 case "$mode" in
   run) ;;
-  test) pkgs+=("${test_pkgs[@]}"); go_tools=(swag kube-apiserver) ;;
+  test) pkgs+=("${test_pkgs[@]}"); go_tools=(swag kube-apiserver kube-controller-manager kube-scheduler kwok) ;;
   bench) pkgs+=("${bench_pkgs[@]}"); go_tools=(kube-apiserver) ;;
   openapi) pkgs=(); go_tools=(swag) ;;
   image) pkgs+=("${image_pkgs[@]}") ;;
@@ -69,10 +70,17 @@ for tool in "${go_tools[@]}"; do
         echo "install: swag"
         GOBIN="$PWD/bin" go install github.com/swaggo/swag/cmd/swag@v1.16.4
       fi ;;
-    kube-apiserver)
-      if [ "${RESTYPLANE_INSTALL_KUBE:-1}" = 1 ] && [ -f hack/tools/go.mod ] && [ ! -x bin/kube-apiserver ]; then
-        echo "install: kube-apiserver (first build takes minutes; the binary is cached in ./bin)"
-        (cd hack/tools && GOBIN="$PWD/../../bin" go install k8s.io/kubernetes/cmd/kube-apiserver)
+    kube-apiserver|kube-controller-manager|kube-scheduler)
+      # Kubernetes' programs of one release, pinned by hack/tools/go.mod.
+      if [ "${RESTYPLANE_INSTALL_KUBE:-1}" = 1 ] && [ -f hack/tools/go.mod ] && [ ! -x "bin/$tool" ]; then
+        echo "install: $tool (first build takes minutes; the binary is cached in ./bin)"
+        (cd hack/tools && GOBIN="$PWD/../../bin" go install "k8s.io/kubernetes/cmd/$tool")
+      fi ;;
+    kwok)
+      # kwok has a module of its own (hack/kwok/go.mod) that pins it and its dependencies.
+      if [ "${RESTYPLANE_INSTALL_KUBE:-1}" = 1 ] && [ -f hack/kwok/go.mod ] && [ ! -x bin/kwok ]; then
+        echo "install: kwok"
+        (cd hack/kwok && GOBIN="$PWD/../../bin" go install sigs.k8s.io/kwok/cmd/kwok)
       fi ;;
   esac
 done

@@ -16,9 +16,6 @@ const (
 	ownPrefix   = "restyplane.io/"
 )
 
-// defaultAffinityCookie is ingress-nginx's default session cookie name.
-const defaultAffinityCookie = "INGRESSCOOKIE"
-
 // errSnippet marks an Ingress refused for its snippet annotations, errRefusedAnnotation
 // one refused for an annotation that restricts access or protects traffic.
 var (
@@ -41,8 +38,9 @@ type annotations struct {
 	sslRedirect bool
 	// sslPassthrough hands the TLS connections of the Ingress's hosts to a backend.
 	sslPassthrough bool
-	// ignored are the annotations the Ingress is served without, as "name: why".
-	ignored []string
+	// ignored are the annotations the Ingress is served without, as "name: why"; unknown
+	// those of them that are not ingress-nginx's (see unknownannotation.go).
+	ignored, unknown []string
 	// Policies: authAnn is what the auth annotations say; auth is the policy
 	// the Ingress's locations get, its htpasswd named once planAuth read the Secret.
 	authAnn authAnnotations
@@ -77,7 +75,7 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 		name := strings.TrimPrefix(strings.TrimPrefix(v.Name, nginxPrefix), ownPrefix)
 		switch v.Verdict {
 		case api.VerdictRefused:
-			if name == "configuration-snippet" || name == "server-snippet" {
+			if name == "configuration-snippet" || name == "server-snippet" || name == "auth-snippet" {
 				snippets = append(snippets, v.Name+": "+v.Why)
 			} else if strings.HasSuffix(name, "-snippet") && v.Why == whySnippet {
 				snippets = append(snippets, v.Name)
@@ -85,6 +83,10 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 				refusals = append(refusals, v.Name+" ("+v.Why+")")
 			}
 		case api.VerdictIgnored:
+			if strings.HasPrefix(v.Name, nginxPrefix) && isUnknownAnnotation(name) {
+				a.unknown = append(a.unknown, v.Name+": "+v.Why)
+				continue
+			}
 			a.ignored = append(a.ignored, v.Name+": "+v.Why)
 		case api.VerdictHonoured, api.VerdictTranslated:
 			// restyplane.io/ comes after nginx.ingress.kubernetes.io/ in the sorted list
@@ -110,19 +112,14 @@ func parseAnnotations(in map[string]string) (annotations, error) {
 	return a, nil
 }
 
-// balanceGroup: how a backend spreads requests over its endpoints.
+// balanceGroup: how a backend spreads requests over its endpoints; affinityGroup pins
+// clients to them.
 var balanceGroup = annotationGroup{name: "balancing", scope: scopeBackend, parse: parseBalance, rules: map[string]annotationRule{
 	"load-balance": honoured("round_robin or ewma"), "upstream-hash-by": honoured("consistent hashing by one nginx variable"),
-	"affinity": honoured("cookie only"), "session-cookie-name": honoured("the affinity cookie's name"),
-	"affinity-mode": ignored(whyNotImpl), "upstream-hash-by-subset": ignored(whyNotImpl),
-	"upstream-hash-by-subset-size": ignored(whyNotImpl), "session-cookie-path": ignored(whyNotImpl),
-	"session-cookie-domain": ignored(whyNotImpl), "session-cookie-samesite": ignored(whyNotImpl),
-	"session-cookie-conditional-samesite-none": ignored(whyNotImpl), "session-cookie-expires": ignored(whyNotImpl),
-	"session-cookie-max-age": ignored(whyNotImpl), "session-cookie-secure": ignored(whyNotImpl),
-	"session-cookie-change-on-failure": ignored(whyNotImpl),
+	"upstream-hash-by-subset": ignored(whyNotImpl), "upstream-hash-by-subset-size": ignored(whyNotImpl),
 }}
 
-// parseBalance reads load-balance, upstream-hash-by and cookie affinity.
+// parseBalance reads load-balance and upstream-hash-by.
 func parseBalance(get func(string) (string, bool), a *annotations) error {
 	if v, ok := get("load-balance"); ok {
 		if v != api.RoundRobin && v != api.EWMA {
@@ -136,18 +133,6 @@ func parseBalance(get func(string) (string, bool), a *annotations) error {
 		}
 		// As in ingress-nginx, hashing takes precedence over load-balance.
 		a.loadBalance, a.hashBy = api.CHash, v
-	}
-	if v, ok := get("affinity"); ok {
-		if v != "cookie" {
-			return fmt.Errorf("annotation affinity: %q is not supported, only cookie", v)
-		}
-		a.affinity = &api.Affinity{Cookie: defaultAffinityCookie}
-		if c, ok := get("session-cookie-name"); ok {
-			if err := api.ValidCookieName("session-cookie-name", c); err != nil {
-				return fmt.Errorf("annotation session-cookie-name: %w", err)
-			}
-			a.affinity.Cookie = c
-		}
 	}
 	return nil
 }
@@ -165,7 +150,7 @@ var canaryGroup = annotationGroup{name: "canary", scope: scopeBackend, rules: ma
 
 // rewriteGroup: the path sent upstream.
 var rewriteGroup = annotationGroup{name: "rewrite", scope: scopeLocation, parse: parseRewrite, rules: map[string]annotationRule{
-	"rewrite-target":          honoured("a path; with $1-$9 (/$2 on a path with two groups) the Ingress's paths become regexes and the whole path is rewritten with their groups, as in ingress-nginx, and a group the path lacks refuses the Ingress; a plain path replaces only a Prefix path's prefix, where ingress-nginx replaces the whole path"),
+	"rewrite-target":          honoured("a path; with $1-$9 (/$2 on a path with two groups) the Ingress's paths become regexes and the whole path is rewritten with their groups, as in ingress-nginx, and a group the path lacks refuses the Ingress; a plain path replaces only a Prefix path's prefix, where ingress-nginx replaces the whole path; an http(s) URL, which nginx's rewrite answers with a redirect, makes each path a 302 there; its $1-$9 name the path's groups, and then the request's query is kept"),
 	"preserve-trailing-slash": ignored(whyNotImpl),
 }}
 
@@ -174,12 +159,23 @@ func parseRewrite(get func(string) (string, bool), a *annotations) error {
 	if v, ok := get("rewrite-target"); ok {
 		// With $1-$9 the rewrite is checked per path, against the groups each one has.
 		a.rewriteCaptures = strings.Contains(v, "$")
+		if redirectsTo(v) {
+			// Checked per path, as a redirect of the path's location.
+			a.rewrite = v
+			return nil
+		}
 		if err := api.ValidPath("rewrite-target", v); err != nil && !a.rewriteCaptures {
 			return fmt.Errorf("annotation rewrite-target: %q must be a path such as / or /$2: %w", printableValue(v), err)
 		}
 		a.rewrite = v
 	}
 	return nil
+}
+
+// redirectsTo says whether a rewrite-target is a URL: nginx's rewrite answers a
+// replacement that starts with http:// or https:// with a redirect (302) there.
+func redirectsTo(target string) bool {
+	return strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
 }
 
 // sslRedirectGroup: the client's TLS connection.

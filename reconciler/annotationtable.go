@@ -92,7 +92,7 @@ type annotationGroup struct {
 
 // annotationGroups are every group, in the order parseAnnotations reads them: the error
 // of an earlier group is the one an Ingress is refused with.
-var annotationGroups = []annotationGroup{balanceGroup, canaryGroup, rewriteGroup, timeoutGroup, sslRedirectGroup,
+var annotationGroups = []annotationGroup{balanceGroup, affinityGroup, canaryGroup, rewriteGroup, timeoutGroup, sslRedirectGroup,
 	authGroup, clientTLSGroup, accessGroup, limitGroup, httpGroup, proxyGroup, upstreamGroup,
 	snippetGroup, wafGroup, observabilityGroup, unimplementedGroup, foreignGroup}
 
@@ -122,16 +122,18 @@ func assembleTable(groups []annotationGroup) map[string]annotationRule {
 // snippetGroup: raw nginx configuration, never injected. configuration-snippet and
 // server-snippet are translated into typed fields when every directive has one (see
 // snippettranslate.go) and refused otherwise, naming the directive; modsecurity-snippet
-// is the WAF group's; the others are refused whatever their value.
+// is the WAF group's and auth-snippet the auth group's; stream-snippet is refused
+// whatever its value.
 var snippetGroup = annotationGroup{name: "snippets", scope: scopeLocation, parse: parseSnippets, rules: map[string]annotationRule{
 	"configuration-snippet": translated(whyTranslated + "; on every location of the Ingress"),
 	"server-snippet":        translated(whyTranslated + "; its directives on every location of the Ingress, its location blocks (which must answer themselves: return, deny all, a redirect) on each of the Ingress's hosts"),
-	"auth-snippet":          refused(whySnippet), "stream-snippet": refused(whySnippet),
+	"stream-snippet":        refused(whySnippet),
 }}
 
 // whyTranslated: how snippets are read.
 const whyTranslated = "read by a strict tokenizer of nginx's syntax and translated into typed fields when every directive has one " +
-	"(headers set/add/remove, return, deny all, redirects, expires, the response cache, buffer sizes, timeouts, server_tokens off); " +
+	"(headers set/add/remove, their values text and variables of a fixed list: $req_id, $request_id, $remote_addr, $scheme, $host, $ssl_client_s_dn, $ssl_client_verify…; " +
+	"return, deny all, redirects, expires, the response cache, buffer sizes, timeouts, server_tokens off); " +
 	"refused otherwise, naming the directive (lua_*, include, load_module, if, unknown ones)"
 
 // translated is a snippet's rule: classify translates or refuses it by its value.
@@ -145,6 +147,7 @@ var observabilityGroup = annotationGroup{name: "observability", rules: map[strin
 	"enable-access-log":  ignored(whyGlobal),
 	"enable-rewrite-log": ignored(whyGlobal), "enable-opentelemetry": ignored(whyGlobal),
 	"opentelemetry-trust-incoming-span": ignored(whyGlobal), "enable-opentracing": ignored(whyGlobal),
+	"opentelemetry-operation-name":    ignored(whyGlobal),
 	"opentracing-trust-incoming-span": ignored(whyGlobal),
 	// In ingress-nginx's annotation list: metrics to InfluxDB, which restyplane
 	// does not send; its own metrics are on /metrics.
@@ -159,7 +162,13 @@ var observabilityGroup = annotationGroup{name: "observability", rules: map[strin
 var foreignGroup = annotationGroup{name: "not ingress-nginx's", rules: map[string]annotationRule{
 	"rate-limit":        ignored(whyNoRateLimit),
 	"rate-limit-window": ignored(whyNoRateLimit),
+	"ssl-protocols":     ignored(whySSLProtocols),
 }}
+
+// whySSLProtocols explains ssl-protocols on an Ingress.
+const whySSLProtocols = "a key of ingress-nginx's ConfigMap, never read from an Ingress: ingress-nginx ignores it there, and so does restyplane, " +
+	"whose hosts all speak TLSv1.2 and TLSv1.3 and nothing older, ingress-nginx's default; a per-host protocol list is not offered " +
+	"(the hosts share the proxy's TLS listener and its protocols)"
 
 // whyNoRateLimit explains rate-limit and rate-limit-window.
 const whyNoRateLimit = "ingress-nginx has no such annotation and limited nothing with it; its rate limits are limit-rps, limit-rpm and limit-connections, which restyplane honours"
@@ -168,17 +177,15 @@ const whyNoRateLimit = "ingress-nginx has no such annotation and limited nothing
 var unimplementedGroup = annotationGroup{name: "not implemented", rules: map[string]annotationRule{
 	"custom-headers": ignored(whyNotImpl),
 	"mirror-target":  ignored(whyNotImpl), "mirror-host": ignored(whyNotImpl), "mirror-request-body": ignored(whyNotImpl),
-	"http2-push-preload": ignored(whyNotImpl),
+	"http2-push-preload": ignored(whyNotImpl), "relative-redirects": ignored(whyNotImpl), "use-port-in-redirects": ignored(whyNotImpl),
+	"fastcgi-index": ignored(whyFastCGI), "fastcgi-params-configmap": ignored(whyFastCGI),
 }}
+
+// whyFastCGI: the FastCGI annotations only tune backend-protocol FCGI.
+const whyFastCGI = "read by ingress-nginx only with backend-protocol FCGI, which restyplane refuses (it proxies HTTP and gRPC)"
 
 // whyInflux: ingress-nginx's InfluxDB module is not part of restyplane.
 const whyInflux = "metrics are not sent to InfluxDB; restyplane's metrics are on /metrics"
-
-// securityWords mark an unknown ingress-nginx annotation as one that may restrict access
-// or protect traffic: such a name is refused until the table says otherwise, since
-// ignoring it could open a route; any other unknown name is ignored and reported.
-var securityWords = []string{"auth", "allow", "deny", "whitelist", "blacklist", "blocklist", "limit", "ssl", "tls",
-	"cert", "secure", "modsecurity", "owasp", "waf", "satisfy", "jwt", "oauth", "oidc", "acl", "cidr", "source-range", "snippet"}
 
 // classify says what restyplane does with one annotation, given its name without prefix
 // and whether it came under restyplane.io/.
@@ -191,18 +198,19 @@ func classify(name, value string, own bool) (verdict, why string) {
 			return api.VerdictRefused, "no typed equivalent: " + err.Error()
 		}
 		return api.VerdictTranslated, "translated: " + strings.Join(f.became, "; ")
-	case strings.HasSuffix(name, "-snippet") && (!ok || r.verdict != api.VerdictHonoured):
-		// A snippet is raw nginx configuration, unless its group translates it.
-		return api.VerdictRefused, whySnippet
+	case name == "auth-snippet":
+		a, err := translateAuthSnippet(value)
+		if err != nil {
+			return api.VerdictRefused, "no typed equivalent: " + err.Error()
+		}
+		return api.VerdictTranslated, "translated: " + strings.Join(a.became, "; ")
 	case !ok && own:
 		return api.VerdictRefused, whyUnknownR
 	case !ok:
-		for _, w := range securityWords {
-			if strings.Contains(name, w) {
-				return api.VerdictRefused, "unknown annotation whose name (" + w + ") says it may restrict access or protect traffic; refused until restyplane classifies it"
-			}
-		}
-		return api.VerdictIgnored, "unknown annotation; the Ingress is served without it"
+		return api.VerdictIgnored, whyNotIngressNginx(name)
+	case strings.HasSuffix(name, "-snippet") && r.verdict != api.VerdictHonoured:
+		// A snippet is raw nginx configuration, unless its group translates it.
+		return api.VerdictRefused, whySnippet
 	}
 	if r.harmless != nil {
 		if v, ok := r.harmless(value); ok {

@@ -45,16 +45,17 @@ func TestClassify(t *testing.T) {
 		{"ssl-passthrough", "true", false, api.VerdictHonoured},
 		{"configuration-snippet", "return 200;", false, api.VerdictTranslated},
 		{"configuration-snippet", "lua_need_request_body on;", false, api.VerdictRefused},
-		{"some-new-snippet", "x", false, api.VerdictRefused},
+		{"some-new-snippet", "x", false, api.VerdictIgnored},   // not ingress-nginx's: it ignored it
 		{"proxy-body-size", "50m", false, api.VerdictHonoured}, // policies
 		{"server-alias", "www.example.com", false, api.VerdictHonoured},
 		{"enable-influxdb", "true", false, api.VerdictIgnored},
 		{"enable-cors", "true", false, api.VerdictHonoured},
 		{"preserve-trailing-slash", "true", false, api.VerdictIgnored},
-		// Unknown names: refused when they look like protection, else ignored; unknown
-		// restyplane.io names are refused (a typo).
-		{"auth-jwt-issuer", "x", false, api.VerdictRefused},
-		{"client-cert-required", "true", false, api.VerdictRefused},
+		// Unknown names under ingress-nginx's prefix are not ingress-nginx's, which ignored
+		// them: ignored (see TestUnknownAnnotation); unknown restyplane.io names are
+		// refused (a typo).
+		{"auth-jwt-issuer", "x", false, api.VerdictIgnored},
+		{"client-cert-required", "true", false, api.VerdictIgnored},
 		{"frobnicate", "x", false, api.VerdictIgnored},
 		{"frobnicate", "x", true, api.VerdictRefused},
 		{"load-balance", "ewma", true, api.VerdictHonoured},
@@ -72,10 +73,14 @@ func TestAnnotationTableIsRead(t *testing.T) {
 		full := nginxPrefix + name
 		switch r.verdict {
 		case api.VerdictHonoured:
-			if name == "canary-weight" || name == "canary-by-header" || name == "canary-by-header-value" || name == "canary-by-cookie" || name == "session-cookie-name" {
-				continue // read only with canary or affinity; checked by TestParseAnnotations
+			if name == "canary-weight" || name == "canary-by-header" || name == "canary-by-header-value" || name == "canary-by-cookie" {
+				continue // read only with canary; checked by TestParseAnnotations
 			}
-			if _, err := parseAnnotations(map[string]string{full: "\x00bad"}); err == nil || !strings.Contains(err.Error(), name) {
+			in := map[string]string{full: "\x00bad"}
+			if _, ok := affinityGroup.rules[name]; ok && name != "affinity" {
+				in[nginxPrefix+"affinity"] = "cookie" // read only with affinity
+			}
+			if _, err := parseAnnotations(in); err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("honoured %s: a bad value gives %v, want an error naming it (is it read?)", name, err)
 			}
 		case api.VerdictRefused:
@@ -85,6 +90,13 @@ func TestAnnotationTableIsRead(t *testing.T) {
 		case api.VerdictTranslated:
 			if _, err := parseAnnotations(map[string]string{full: "\x00bad"}); err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("translated %s: a bad value gives %v, want an error naming it", name, err)
+			}
+			if name == "auth-snippet" {
+				a, err := parseAnnotations(map[string]string{full: "proxy_set_header X-A a;", nginxPrefix + "auth-url": "http://auth.test/"})
+				if err != nil || a.auth == nil || a.auth.External == nil || len(a.auth.External.RequestHeaders) != 1 {
+					t.Errorf("translated %s: proxy_set_header X-A a; gives %v, %+v; want it read", name, err, a.auth)
+				}
+				continue
 			}
 			if a, err := parseAnnotations(map[string]string{full: "deny all;"}); err != nil || a.snippet == nil || !a.snippet.deny {
 				t.Errorf("translated %s: deny all; gives %v, %+v; want it read", name, err, a.snippet)
@@ -103,7 +115,7 @@ func TestAnnotationTableIsRead(t *testing.T) {
 // names the annotation), and a group without a parser honours nothing.
 func TestAnnotationGroupsReadTheirOwn(t *testing.T) {
 	conditional := map[string]bool{"canary-weight": true, "canary-by-header": true, "canary-by-header-value": true,
-		"canary-by-cookie": true, "session-cookie-name": true} // read only with canary or affinity
+		"canary-by-cookie": true} // read only with canary
 	for _, g := range annotationGroups {
 		for name, r := range g.rules {
 			if r.verdict != api.VerdictHonoured || conditional[name] {
@@ -113,7 +125,12 @@ func TestAnnotationGroupsReadTheirOwn(t *testing.T) {
 				t.Errorf("group %s honours %s but has no parser", g.name, name)
 				continue
 			}
-			get := func(n string) (string, bool) { return "\x00bad", n == name }
+			get := func(n string) (string, bool) {
+				if _, ok := g.rules[n]; ok && n == "affinity" && name != n {
+					return "cookie", true // the session cookie's annotations are read with affinity only
+				}
+				return "\x00bad", n == name
+			}
 			if err := g.parse(get, &annotations{sslRedirect: true}); err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("group %s, honoured %s: a bad value gives %v, want an error naming it (does its parser read it?)", g.name, name, err)
 			}

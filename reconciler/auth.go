@@ -28,7 +28,7 @@ type authAnnotations struct {
 
 // authGroup: basic and external auth.
 var authGroup = annotationGroup{name: "auth", scope: scopeLocation, rules: map[string]annotationRule{
-	"auth-type": honoured("basic (digest is refused)"), "auth-secret": honoured("an Opaque Secret of the Ingress's own namespace; another namespace's is refused"),
+	"auth-type": honoured("basic (digest is refused)"), "auth-secret": honoured("an Opaque Secret of the Ingress's own namespace, or of another one whose ReferenceGrant lets the Ingress use it; refused otherwise"),
 	"auth-secret-type": honoured("auth-file or auth-map"), "auth-realm": honoured(""),
 	"auth-url": honoured("http(s)://host[:port][/path][?query]; the path and query may name $host, $http_host, $best_http_host, $scheme, $pass_access_scheme, $request_uri, $escaped_request_uri, the host may not (the auth Service's name is resolved under the address rules)"), "auth-method": honoured(""),
 	"auth-signin":           honoured("a 401 redirects there with rd=<the original URL> unless its query has rd; it may name the variables auth-url may, its host too ($host, $http_host, $best_http_host)"),
@@ -39,6 +39,7 @@ var authGroup = annotationGroup{name: "auth", scope: scopeLocation, rules: map[s
 	"auth-keepalive": refused(whyAccess), "auth-keepalive-requests": refused(whyAccess), "auth-keepalive-timeout": refused(whyAccess),
 	"auth-keepalive-share-vars": refused(whyAccess),
 	"enable-global-auth":        ignored("restyplane has no global auth to switch off"),
+	"auth-snippet":              translated(whyAuthSnippet),
 }, parse: func(get func(string) (string, bool), a *annotations) (err error) {
 	if a.authAnn, err = parseAuth(get); err != nil {
 		return err
@@ -46,6 +47,11 @@ var authGroup = annotationGroup{name: "auth", scope: scopeLocation, rules: map[s
 	a.auth = a.authAnn.auth
 	return nil
 }}
+
+// whyAuthSnippet: how auth-snippet is read.
+const whyAuthSnippet = "read by the strict tokenizer of snippets; proxy_set_header becomes a request header of the auth subrequest " +
+	"(replacing the proxy's own of that name), its value text and variables of a fixed list ($request_method, $request_uri, $remote_addr, $http_host…); " +
+	"any other directive refuses the Ingress, named (lua_*, include, if, unknown ones); needs auth-url"
 
 // parseAuth reads the auth annotations through get.
 func parseAuth(get func(string) (string, bool)) (authAnnotations, error) {
@@ -99,12 +105,19 @@ func parseAuth(get func(string) (string, bool)) (authAnnotations, error) {
 				}
 			}
 		}
+		if v, ok := get("auth-snippet"); ok {
+			s, err := translateAuthSnippet(v)
+			if err != nil {
+				return a, fmt.Errorf("annotation auth-snippet: %w", err)
+			}
+			e.RequestHeaders = s.headers
+		}
 		if a.auth == nil {
 			a.auth = &api.LocationAuth{}
 		}
 		a.auth.External = e
 	} else {
-		for _, n := range []string{"auth-method", "auth-signin", "auth-response-headers", "auth-request-redirect"} {
+		for _, n := range []string{"auth-method", "auth-signin", "auth-response-headers", "auth-request-redirect", "auth-snippet"} {
 			if _, ok := get(n); ok {
 				return a, fmt.Errorf("annotation %s needs auth-url", n)
 			}
@@ -127,8 +140,8 @@ func parseAuth(get func(string) (string, bool)) (authAnnotations, error) {
 }
 
 // authSecretOf returns the "namespace/name" key of the Secret an Ingress's auth-secret
-// names, and false when it names none or one of another namespace: a team may use only
-// its own Secrets, so the reconciler never reads another namespace's.
+// names, and false when it names none. Another namespace's is used only where a
+// ReferenceGrant lets the Ingress use it (secretPermitted).
 func authSecretOf(ing *networkingv1.Ingress) (string, bool) {
 	v, ok := ing.Annotations[ownPrefix+"auth-secret"]
 	if !ok {
@@ -142,7 +155,7 @@ func authSecretOf(ing *networkingv1.Ingress) (string, bool) {
 	if !found {
 		ns, name = ing.Namespace, v
 	}
-	if ns != ing.Namespace {
+	if api.ValidNamespace("auth-secret", ns) != nil || api.ValidName("auth-secret", name) != nil {
 		return "", false
 	}
 	return ns + "/" + name, true

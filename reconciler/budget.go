@@ -7,7 +7,8 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Budgets bound what the Ingresses of one namespace may put on the proxy, so that one
+// Budgets bound what the Ingresses (and Gateway API routes, each counted as one) of one
+// namespace may put on the proxy, so that one
 // team cannot grow nginx.conf or the certificate memory without bound, nor fill the
 // proxy-wide certificate budget that the store enforces on the whole history (a state
 // over it is refused whole: every namespace's changes would stop). A zero field takes its
@@ -78,13 +79,17 @@ func newSpending(b Budgets, head *api.State) *spending {
 // charge takes p's share from its namespace's budget and the proxy's, or says why it
 // would go over one, taking nothing. Ingresses come oldest first, so that the newest loses.
 func (s *spending) charge(p *plan) string {
-	ns := p.ing.Namespace
+	return s.take(p.ing.Namespace, len(p.routes)+len(p.fallbacks), p.certificates())
+}
+
+// take charges one object of namespace ns, with its locations and certificates (sizes by
+// kind/name), or says why it would go over a budget, taking nothing.
+func (s *spending) take(ns string, locations int, certs map[string]int64) string {
 	u := s.used[ns]
 	if u == nil {
 		u = &usage{counted: map[string]bool{}}
 		s.used[ns] = u
 	}
-	certs := p.certificates()
 	var nsBytes, totalBytes int64
 	for name, n := range certs {
 		if !u.counted[name] {
@@ -94,7 +99,6 @@ func (s *spending) charge(p *plan) string {
 			totalBytes += n // the store's bound counts the certificates' shared dict
 		}
 	}
-	locations := len(p.routes) + len(p.fallbacks)
 	switch {
 	case u.ingresses+1 > s.limit.Ingresses:
 		return fmt.Sprintf("namespace %s is at its budget of %d Ingresses, which older ones use", ns, s.limit.Ingresses)

@@ -24,8 +24,8 @@ const caCertKey = "ca.crt"
 var caSecretAnnotations = []string{"proxy-ssl-secret", "auth-tls-secret"}
 
 // secretAnnotation returns the "namespace/name" key of the Secret an annotation names,
-// "" when the Ingress sets no such annotation, and an error when it names another
-// namespace's Secret.
+// "" when the Ingress sets no such annotation. Another namespace's Secret is used only
+// where a ReferenceGrant lets the Ingress use it (secretPermitted).
 func secretAnnotation(ing *networkingv1.Ingress, annotation string) (string, error) {
 	v, ok := ing.Annotations[ownPrefix+annotation]
 	if !ok {
@@ -39,8 +39,8 @@ func secretAnnotation(ing *networkingv1.Ingress, annotation string) (string, err
 	if !found {
 		ns, name = ing.Namespace, v
 	}
-	if ns != ing.Namespace {
-		return "", fmt.Errorf("%w: annotation %s %q names a Secret of another namespace; an Ingress may use only Secrets of its own namespace (%s)", errRefusedAnnotation, annotation, printableValue(v), ing.Namespace)
+	if api.ValidNamespace(annotation, ns) != nil {
+		return "", fmt.Errorf("annotation %s: %q is not a Secret name or namespace/name", annotation, printableValue(v))
 	}
 	if err := api.ValidName(annotation, strings.ToLower(name)); err != nil || strings.ToLower(name) != name {
 		return "", fmt.Errorf("annotation %s: %q is not a Secret name", annotation, printableValue(v))
@@ -49,8 +49,8 @@ func secretAnnotation(ing *networkingv1.Ingress, annotation string) (string, err
 }
 
 // caSecretKeys lists the Secrets an Ingress's annotations name for a CA bundle, for the
-// informers' index, the snapshot and the plan's version. Those naming another namespace
-// are left out: the reconciler never reads them, and the plan refuses the Ingress.
+// informers' index, the snapshot and the plan's version. Those of another namespace are
+// read only where a ReferenceGrant permits it (cluster.snapshotOf).
 func caSecretKeys(ing *networkingv1.Ingress) []string {
 	var keys []string
 	for _, a := range caSecretAnnotations {

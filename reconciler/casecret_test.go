@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -32,15 +33,29 @@ func testCAPEM(t *testing.T, isCA bool) string {
 }
 
 // TestCASecrets: a ca.crt of a TLS or Opaque Secret of the Ingress's own namespace becomes
-// a kubernetes-owned caCertificate; another namespace's Secret is refused and never read.
+// a kubernetes-owned caCertificate; another namespace's Secret is refused unless a
+// ReferenceGrant of that namespace lets the Ingress's use it.
 func TestCASecrets(t *testing.T) {
 	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web", Annotations: map[string]string{
 		nginxPrefix + "proxy-ssl-secret": "team-a/upstream-ca", ownPrefix + "auth-tls-secret": "team-b/theirs"}}}
-	if got := caSecretKeys(ing); len(got) != 1 || got[0] != "team-a/upstream-ca" {
+	if got := strings.Join(caSecretKeys(ing), " "); got != "team-a/upstream-ca team-b/theirs" {
 		t.Fatalf("caSecretKeys = %v", got)
 	}
-	if _, err := secretAnnotation(ing, "auth-tls-secret"); err == nil || !strings.Contains(err.Error(), "another namespace") {
-		t.Fatalf("another namespace's Secret: %v", err)
+	key, err := secretAnnotation(ing, "auth-tls-secret")
+	if err != nil || key != "team-b/theirs" {
+		t.Fatalf("secretAnnotation = %q %v", key, err)
+	}
+	granted := NewSnapshot()
+	granted.Gateway = &GatewaySnapshot{Grants: []*gatewayv1beta1.ReferenceGrant{grant("team-b", networkingGroup, "Ingress", "team-a", "Secret", "theirs")}}
+	for _, c := range []struct {
+		name string
+		snap *Snapshot
+		ok   bool
+	}{{"no Gateway API", NewSnapshot(), false}, {"no grant", &Snapshot{Gateway: &GatewaySnapshot{}}, false}, {"a grant", granted, true}} {
+		err := secretPermitted(ing, "auth-tls-secret", key, c.snap)
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "another namespace") {
+			t.Errorf("%s: secretPermitted = %v, want permitted %t", c.name, err, c.ok)
+		}
 	}
 	snap := NewSnapshot()
 	ca := testCAPEM(t, true)

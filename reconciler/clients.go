@@ -10,6 +10,7 @@ import (
 	networkingv1client "k8s.io/client-go/kubernetes/typed/networking/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
 
 // clients are the part of the Kubernetes API the reconciler speaks: the typed clients of the
@@ -21,6 +22,8 @@ type clients struct {
 	networking   networkingv1client.NetworkingV1Interface
 	discovery    discoveryv1client.DiscoveryV1Interface
 	coordination coordinationv1client.CoordinationV1Interface
+	// gateway reaches Gateway API's resources, which a cluster may not serve (gatewayServed).
+	gateway gatewayclient.Interface
 }
 
 // newClients builds the typed clients as the full clientset does: over one HTTP client, so
@@ -50,6 +53,9 @@ func newClients(cfg *rest.Config) (*clients, error) {
 	}
 	if c.coordination, err = coordinationv1client.NewForConfigAndClient(cfg, hc); err != nil {
 		return nil, fmt.Errorf("coordination/v1 client: %w", err)
+	}
+	if c.gateway, err = gatewayclient.NewForConfigAndClient(cfg, hc); err != nil {
+		return nil, fmt.Errorf("gateway API client: %w", err)
 	}
 	return &c, nil
 }

@@ -19,7 +19,7 @@ var clientTLSAnnotations = []string{"auth-tls-verify-client", "auth-tls-verify-d
 
 // clientTLSGroup: client certificates, verified per host in the TLS handshake.
 var clientTLSGroup = annotationGroup{name: "client certificates", scope: scopeHost, rules: map[string]annotationRule{
-	"auth-tls-secret":        honoured("a Secret's ca.crt (kubernetes.io/tls or Opaque) of the Ingress's own namespace; every Ingress of a host must ask the same, and the host needs a TLS entry"),
+	"auth-tls-secret":        honoured("a Secret's ca.crt (kubernetes.io/tls or Opaque) of the Ingress's own namespace, or of another one whose ReferenceGrant lets the Ingress use it; every Ingress of a host must ask the same; a host without a TLS entry is served over HTTPS with the proxy's default certificate, as ingress-nginx serves it, and its plain HTTP redirects there (ingress-nginx served plain HTTP without asking for the certificate), so ssl-redirect false refuses such an Ingress"),
 	"auth-tls-verify-client": honoured("on, optional, optional_no_ca or off"), "auth-tls-verify-depth": honoured("1-10"),
 	"auth-tls-error-page":                   honoured("a 302 to an http(s) URL, no nginx variables"),
 	"auth-tls-pass-certificate-to-upstream": honoured("ssl-client-cert, URL-escaped PEM; ssl-client-verify and the DNs are always sent"),
@@ -76,9 +76,13 @@ func parseClientTLS(get func(string) (string, bool)) (*api.ClientTLS, error) {
 	return c, nil
 }
 
-// planClientTLS makes the caCertificate of the Ingress's auth-tls-secret and checks that
-// every host it routes has a TLS entry: a client certificate is asked for in the TLS
-// handshake, and serving the host over plain HTTP only would drop the protection.
+// planClientTLS makes the caCertificate of the Ingress's auth-tls-secret for every host it
+// routes. A client certificate is asked for in the TLS handshake, so a host without a TLS
+// entry is served as ingress-nginx serves it, over HTTPS with the proxy's default
+// certificate (ingress-nginx's server of every host listens on 443 with its own), and
+// plain HTTP redirects there (ssl-redirect): ingress-nginx served plain HTTP without asking
+// for the certificate, which restyplane does not. With ssl-redirect false such a host
+// would be served without the certificate over plain HTTP: the Ingress is refused.
 func (p *plan) planClientTLS(snap *Snapshot, hosts []string) error {
 	c := p.ann.clientTLS
 	if c == nil {
@@ -88,19 +92,45 @@ func (p *plan) planClientTLS(snap *Snapshot, hosts []string) error {
 	if err != nil {
 		return err
 	}
+	if err := secretPermitted(p.ing, "auth-tls-secret", key, snap); err != nil {
+		return err
+	}
 	name, err := p.caCertificateFor(snap, key)
 	if err != nil {
 		return fmt.Errorf("annotation auth-tls-secret: %w", err)
 	}
 	for _, h := range hosts {
-		if _, ok := p.tls[h]; !ok {
-			return fmt.Errorf("%w: auth-tls-secret asks for client certificates on host %s, which has no applied TLS entry in this Ingress; a client certificate is asked for in the TLS handshake", errRefusedAnnotation, h)
+		if _, ok := p.tls[h]; ok {
+			continue
 		}
+		if h == api.CatchAllHostname || !p.ann.sslRedirect {
+			return fmt.Errorf("%w: auth-tls-secret asks for client certificates on %s, which has no applied TLS entry in this Ingress, and %s; a client certificate is asked for in the TLS handshake",
+				errRefusedAnnotation, hostOrCatchAll(h), noTLSWhy(h))
+		}
+		p.tls[h] = defaultCert
+		p.warnings = append(p.warnings, fmt.Sprintf("auth-tls-secret asks for client certificates on host %s, which has no TLS entry: it is served over HTTPS with the proxy's self-signed default certificate, as ingress-nginx serves it with its own, and plain HTTP redirects to HTTPS, where ingress-nginx served it without the certificate", h))
 	}
 	own := *c
 	own.CACertificate = name
 	p.clientTLS = &own
 	return nil
+}
+
+// hostOrCatchAll names a rule's host for messages.
+func hostOrCatchAll(h string) string {
+	if h == api.CatchAllHostname {
+		return "the rule without a host"
+	}
+	return "host " + h
+}
+
+// noTLSWhy says why a host without a TLS entry cannot be served with the default
+// certificate and client verification.
+func noTLSWhy(h string) string {
+	if h == api.CatchAllHostname {
+		return "the catch-all server takes no client verification of its own"
+	}
+	return "ssl-redirect false would serve it over plain HTTP, where no certificate is asked for"
 }
 
 // clientTLSConflict says why a route of p may not join the host's server, "" if it may:
@@ -109,8 +139,8 @@ func clientTLSConflict(hb *hostBuild, p *plan) string {
 	if hb == nil || api.SameClientTLS(hb.clientTLS, p.clientTLS) {
 		return ""
 	}
-	return fmt.Sprintf("older Ingress %s verifies client certificates on it %s, and this Ingress asks %s; every Ingress of a host must agree",
-		ingressKey(hb.source), describeClientTLS(hb.clientTLS), describeClientTLS(p.clientTLS))
+	return fmt.Sprintf("older %s verifies client certificates on it %s, and this Ingress asks %s; every Ingress of a host must agree",
+		hostOwner(hb), describeClientTLS(hb.clientTLS), describeClientTLS(p.clientTLS))
 }
 
 func describeClientTLS(c *api.ClientTLS) string {

@@ -51,8 +51,10 @@ func TestParseClientTLSAnnotations(t *testing.T) {
 }
 
 // TestTranslateClientTLS: the CA Secret becomes the caCertificate the host's server names;
-// a younger Ingress on the host that asks otherwise is refused there; an Ingress without a
-// TLS entry for its host is refused whole.
+// a younger Ingress on the host that asks otherwise is refused there; a host without a TLS
+// entry is served as ingress-nginx serves it, with the default certificate, plain HTTP
+// redirected, unless ssl-redirect false would leave plain HTTP without the certificate:
+// then the Ingress is refused whole.
 func TestTranslateClientTLS(t *testing.T) {
 	const ns, host = "shop", "shop.example.com"
 	web := kubetest.Service(ns, "web", 80)
@@ -68,7 +70,9 @@ func TestTranslateClientTLS(t *testing.T) {
 	withTLS(same, "tls", host)
 	sneaky := aged(kubetest.Ingress(ns, "sneaky", "c", path(host, "/sneaky")), 2)
 	bare := aged(kubetest.Ingress(ns, "bare", "c", path("bare.example.com", "/")), 3, nginxPrefix+"auth-tls-secret", "clients")
-	tr := Translate(snapshotOf(runtime.Object(web), slice, kubetest.TLSSecret(ns, "tls", cert, key), caSecret, strict, same, sneaky, bare), nil)
+	plain := aged(kubetest.Ingress(ns, "plain", "c", path("plain.example.com", "/")), 4, nginxPrefix+"auth-tls-secret", "clients",
+		nginxPrefix+"ssl-redirect", "false")
+	tr := Translate(snapshotOf(runtime.Object(web), slice, kubetest.TLSSecret(ns, "tls", cert, key), caSecret, strict, same, sneaky, bare, plain), nil)
 
 	srv := tr.Servers[serverName(host)]
 	if srv == nil || srv.ClientTLS == nil {
@@ -92,10 +96,22 @@ func TestTranslateClientTLS(t *testing.T) {
 	if p := tr.Reports[ns+"/sneaky"].Problems; len(p) == 0 || !strings.Contains(p[0].Message, "client certificates") {
 		t.Fatalf("sneaky's problems: %+v", p)
 	}
-	if got := reports[ns+"/bare"]; !strings.HasPrefix(got, "not applied") {
-		t.Fatalf("bare (no TLS entry): %q", got)
+	if got := reports[ns+"/bare"]; got != "applied Degraded" {
+		t.Fatalf("bare (no TLS entry): %q, want applied with a warning", got)
 	}
-	if !Held(tr.Servers[serverName("bare.example.com")]) {
-		t.Fatalf("the host without TLS is served")
+	if p := tr.Reports[ns+"/bare"].Problems; len(p) != 1 || !strings.Contains(p[0].Message, "default certificate") {
+		t.Fatalf("bare's problems: %+v, want the default certificate named", p)
+	}
+	if b := tr.Servers[serverName("bare.example.com")]; b == nil || b.TLS == nil || !b.TLS.Redirect || b.ClientTLS == nil || b.ClientTLS.Verify != api.VerifyOn {
+		t.Fatalf("bare's server %+v, want TLS with the redirect and client verification", b)
+	}
+	if got := reports[ns+"/plain"]; !strings.HasPrefix(got, "not applied") {
+		t.Fatalf("plain (no TLS entry, ssl-redirect false): %q, want refused", got)
+	}
+	if p := tr.Reports[ns+"/plain"].Problems; len(p) == 0 || !strings.Contains(p[0].Message, "ssl-redirect false would serve it over plain HTTP") {
+		t.Fatalf("plain's problems: %+v", p)
+	}
+	if !Held(tr.Servers[serverName("plain.example.com")]) {
+		t.Fatalf("the host without TLS and with ssl-redirect false is served")
 	}
 }

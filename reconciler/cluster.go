@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -51,9 +52,19 @@ type cluster struct {
 	changes changes
 	// controller is the IngressClass controller whose Ingresses the handlers watch for.
 	controller string
+	// gatewayController is the GatewayClass controllerName restyplane answers to.
+	gatewayController string
 	// defaultService is the "namespace/name" of the controller-wide default backend's
 	// Service, "" without one: it counts whatever the Ingresses reference.
 	defaultService string
+	// gateway is the view of Gateway API's objects, nil until the cluster serves them.
+	gateway atomic.Pointer[gatewayCluster]
+}
+
+// gatewayReferences reports whether a Gateway API object references the key of index.
+func (c *cluster) gatewayReferences(index, key string) bool {
+	g := c.gateway.Load()
+	return g != nil && g.references(index, key)
 }
 
 // newCluster sets up the informers; enqueue is called, and must not block, on every change
@@ -73,8 +84,8 @@ func newCluster(client *clients, controller string, d *DefaultBackend, enqueue f
 		cache.Indexers{byService: sliceService})
 	// Only TLS Secrets are watched: the reconciler has no business with the others.
 	secretInf := addInformer(c, &corev1.Secret{}, client.core.Secrets(all), "type="+string(corev1.SecretTypeTLS), nil)
-	// Policies: Opaque Secrets too, of which only those an Ingress's
-	// auth-secret names in its own namespace are ever read.
+	// Policies: Opaque Secrets too, of which only those an Ingress's annotations
+	// name, in its own namespace or one whose ReferenceGrant lets it, are ever read.
 	authInf := addInformer(c, &corev1.Secret{}, client.core.Secrets(all), "type="+string(corev1.SecretTypeOpaque), nil)
 	for _, inf := range c.informers {
 		if err := inf.SetTransform(stripManagedFields); err != nil {
@@ -93,10 +104,11 @@ func newCluster(client *clients, controller string, d *DefaultBackend, enqueue f
 		c.changes.everything()
 		enqueue()
 	}
-	// Only the Ingresses of restyplane's classes, and what they reference, count.
+	// Only the Ingresses of restyplane's classes and the Gateway API routes and Gateways,
+	// and what they reference, count.
 	referenced := func(index string, key func(any) string) func(any) {
 		return func(obj any) {
-			if refs, _ := c.ingIndex.ByIndex(index, key(obj)); c.ownsAny(refs...) {
+			if refs, _ := c.ingIndex.ByIndex(index, key(obj)); c.ownsAny(refs...) || c.gatewayReferences(index, key(obj)) {
 				c.changes.everything()
 				enqueue()
 			}
@@ -106,8 +118,9 @@ func newCluster(client *clients, controller string, d *DefaultBackend, enqueue f
 	// which a sync can take without translating every Ingress again (endpointsOnly).
 	sliceChanged := func(obj any) {
 		svc := sliceServiceKey(obj)
-		if svc != "" && svc == c.defaultService {
-			// The default backend is no Ingress's: endpointsOnly does not know it.
+		if svc != "" && (svc == c.defaultService || c.gatewayReferences(byService, svc)) {
+			// The default backend and the routes' backends are no Ingress's:
+			// endpointsOnly does not know them.
 			c.changes.everything()
 			enqueue()
 			return
@@ -186,6 +199,13 @@ type listWatcher[L runtime.Object] interface {
 // client-go's informer factory builds it: no resync, the namespace index as well as
 // indexers, and fieldSelector, when not empty, on every list and watch.
 func addInformer[L runtime.Object](c *cluster, obj runtime.Object, lw listWatcher[L], fieldSelector string, indexers cache.Indexers) cache.SharedIndexInformer {
+	inf := newInformer(obj, lw, fieldSelector, indexers)
+	c.informers = append(c.informers, inf)
+	return inf
+}
+
+// newInformer returns an informer of obj's kind as addInformer describes.
+func newInformer[L runtime.Object](obj runtime.Object, lw listWatcher[L], fieldSelector string, indexers cache.Indexers) cache.SharedIndexInformer {
 	tweak := func(o *metav1.ListOptions) {
 		if fieldSelector != "" {
 			o.FieldSelector = fieldSelector
@@ -205,7 +225,6 @@ func addInformer[L runtime.Object](c *cluster, obj runtime.Object, lw listWatche
 			return lw.Watch(context.TODO(), o)
 		},
 	}, obj, 0, all)
-	c.informers = append(c.informers, inf)
 	return inf
 }
 
@@ -243,7 +262,16 @@ func (c *cluster) snapshot(controller string, cache *translationCache) (*Snapsho
 			mine = append(mine, ing)
 		}
 	}
-	return c.snapshotOf(mine, cache)
+	snap, err := c.snapshotOf(mine, cache)
+	if err != nil {
+		return nil, err
+	}
+	if g := c.gateway.Load(); g != nil {
+		if err := c.gatewaySnapshot(g, c.gatewayController, snap); err != nil {
+			return nil, err
+		}
+	}
+	return snap, nil
 }
 
 // snapshotOf reads, from the caches, what the Ingresses reference.
@@ -274,9 +302,12 @@ func (c *cluster) snapshotOf(ings []*networkingv1.Ingress, cache *translationCac
 				snap.Secrets[ing.Namespace+"/"+t.SecretName] = s
 			}
 		}
-		// Policies: the auth Secret, only ever of the Ingress's namespace.
+		// Policies: the auth Secret, of the Ingress's namespace or one that grants it.
 		for _, key := range authSecretKeys(ing) {
 			ns, name, _ := strings.Cut(key, "/")
+			if !c.secretGranted(ing, ns, name) {
+				continue
+			}
 			s, err := c.authSecrets.Secrets(ns).Get(name)
 			if err != nil && !apierrors.IsNotFound(err) {
 				return nil, fmt.Errorf("get secret %s: %w", key, err)
@@ -288,6 +319,9 @@ func (c *cluster) snapshotOf(ings []*networkingv1.Ingress, cache *translationCac
 		// The Secrets whose ca.crt an annotation names, TLS or Opaque, of its namespace.
 		for _, key := range caSecretKeys(ing) {
 			ns, name, _ := strings.Cut(key, "/")
+			if !c.secretGranted(ing, ns, name) {
+				continue
+			}
 			s, err := c.secrets.Secrets(ns).Get(name)
 			if apierrors.IsNotFound(err) {
 				s, err = c.authSecrets.Secrets(ns).Get(name)

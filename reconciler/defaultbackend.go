@@ -107,6 +107,11 @@ func (m *merge) addDefaultBackend(snap *Snapshot) {
 		if _, ok := m.claims[k]; ok {
 			continue
 		}
+		// A use-regex Ingress's "/" is the regex "^/", which a regex host would write the
+		// default's "/" as too: the root is claimed.
+		if _, ok := m.claims[claimKey(host, api.Location{Path: "^/", Match: api.MatchRegex})]; ok {
+			continue
+		}
 		if _, ok := m.res.claims[k]; ok {
 			continue
 		}

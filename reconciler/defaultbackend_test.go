@@ -134,3 +134,27 @@ func FuzzParseDefaultBackend(f *testing.F) {
 		}
 	})
 }
+
+// TestDefaultBackendOnRegexRoot: a use-regex Ingress whose path "/" is the regex "^/"
+// claims its host's root: the controller-wide default backend takes nothing there (on a
+// regex host its own "/" would be written "^/" too, and the host's server, claimed twice,
+// would be refused whole).
+func TestDefaultBackendOnRegexRoot(t *testing.T) {
+	objs := []runtime.Object{
+		aged(kubetest.Ingress("ai", "api", "", kubetest.Path{Host: "api.test", Path: "/", Service: "web", Port: 80}), 0,
+			nginxPrefix+"use-regex", "true", nginxPrefix+"rewrite-target", "/"),
+		kubetest.Service("ai", "web", 80), kubetest.EndpointSlice("ai", "web", "web-1", 8080, kubetest.Ready("10.0.0.1")...),
+		kubetest.Service("ingress", "fallback", 80), kubetest.EndpointSlice("ingress", "fallback", "fallback-1", 8080, kubetest.Ready("10.0.9.9")...),
+	}
+	snap := snapshotOf(objs...)
+	snap.DefaultBackend = &DefaultBackend{Namespace: "ingress", Service: "fallback", Port: networkingv1.ServiceBackendPort{Number: 80}}
+	tr := Translate(snap, nil)
+	storeAccepts(t, tr, api.NewState())
+	if r := tr.Reports["ai/api"]; !r.Applied || len(r.Problems) != 0 {
+		t.Fatalf("api: applied %t, problems %+v; want applied without a problem", r.Applied, r.Problems)
+	}
+	srv := tr.Servers["k8s.api.test"]
+	if srv == nil || len(srv.Locations) != 1 || srv.Locations[0].Backend != "k8s.ai.web.80" {
+		t.Fatalf("server %+v, want the Ingress's one location", srv)
+	}
+}

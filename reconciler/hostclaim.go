@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -41,8 +42,20 @@ type hostOwners struct {
 	releases []api.HostnameClaim
 }
 
-// ownHosts applies the rule to the Ingresses, sorted oldest first.
-func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, head *api.State) *hostOwners {
+// hostClaimant is a cluster object beside the Ingresses that routes hostnames for a
+// namespace: a Gateway API route, which claims the hosts it serves through a Gateway for
+// that Gateway's namespace (see gatewayclaim.go).
+type hostClaimant struct {
+	namespace string
+	hosts     []string
+	created   time.Time
+	// key orders claimants of one creation time: "Kind namespace/name".
+	key string
+}
+
+// ownHosts applies the rule to the Ingresses, sorted oldest first, and to the routes'
+// claimants, sorted oldest first (an Ingress goes first at one creation time).
+func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, head *api.State, routes ...hostClaimant) *hostOwners {
 	o := &hostOwners{held: map[string]api.HostnameClaim{}, rest: map[string]string{}}
 	for _, n := range slices.Sorted(maps.Keys(head.Servers)) {
 		if srv := head.Servers[n]; srv.Source.Kind != api.SourceKubernetes {
@@ -58,10 +71,11 @@ func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, h
 			}
 		}
 	}
+	all := claimantsByAge(ings, routes)
 	named := map[string]bool{} // "namespace host"
-	for _, ing := range ings {
-		for _, h := range claimedHosts(ing) {
-			named[ing.Namespace+" "+h] = true
+	for _, c := range all {
+		for _, h := range c.hosts {
+			named[c.namespace+" "+h] = true
 		}
 	}
 	for _, h := range slices.Sorted(maps.Keys(held)) {
@@ -72,15 +86,15 @@ func ownHosts(ings []*networkingv1.Ingress, held map[string]api.HostnameClaim, h
 		}
 		o.held[h] = c
 	}
-	for _, ing := range ings {
-		for _, h := range claimedHosts(ing) {
+	for _, cl := range all {
+		for _, h := range cl.hosts {
 			if _, ok := o.held[h]; ok || o.rest[h] != "" {
 				continue
 			}
-			if _, ok := o.overlapping(h, ing.Namespace); ok {
+			if _, ok := o.overlapping(h, cl.namespace); ok {
 				continue // hostRefusal says whose name it overlaps
 			}
-			c := api.HostnameClaim{Hostname: h, Namespace: ing.Namespace, How: api.HostnameClaimed}
+			c := api.HostnameClaim{Hostname: h, Namespace: cl.namespace, How: api.HostnameClaimed}
 			o.held[h] = c
 			o.claims = append(o.claims, c)
 		}
@@ -101,22 +115,28 @@ func (o *hostOwners) refusal(ing *networkingv1.Ingress) string {
 // hostRefusal says why the Ingress may not route host h (a host of its rules or a
 // server-alias), or "".
 func (o *hostOwners) hostRefusal(ing *networkingv1.Ingress, h string) string {
+	return o.namespaceRefusal(ing.Namespace, h, "an Ingress")
+}
+
+// namespaceRefusal says why what of namespace ns ("an Ingress", "a route") may not route
+// host h, or "".
+func (o *hostOwners) namespaceRefusal(ns, h, what string) string {
 	if srv := o.rest[h]; srv != "" {
-		return fmt.Sprintf("%s is held by the REST API (server %q): REST servers and Ingresses never share a hostname", hostPhrase(h), srv)
+		return fmt.Sprintf("%s is held by the REST API (server %q): REST servers and Kubernetes objects never share a hostname", hostPhrase(h), srv)
 	}
 	if w, srv := o.restOverlap(h); srv != "" {
-		return fmt.Sprintf("host %s overlaps %s of the REST API (server %q): REST servers and Ingresses never share a hostname", h, w, srv)
+		return fmt.Sprintf("host %s overlaps %s of the REST API (server %q): REST servers and Kubernetes objects never share a hostname", h, w, srv)
 	}
-	if c, ok := o.overlapping(h, ing.Namespace); ok {
+	if c, ok := o.overlapping(h, ns); ok {
 		return overlapRefusal(h, c)
 	}
-	if c := o.held[h]; c.Namespace != ing.Namespace {
+	if c := o.held[h]; c.Namespace != ns {
 		since := "in this sync"
 		if !c.Since.IsZero() {
 			since = "since " + c.Since.Format(time.RFC3339)
 		}
-		return fmt.Sprintf("%s is held by namespace %s (by %s, %s); an Ingress of another namespace may not route it (an admin may grant it: PUT /api/v1/kubernetes/hostnames/%s)",
-			hostPhrase(h), c.Namespace, c.How, since, h)
+		return fmt.Sprintf("%s is held by namespace %s (by %s, %s); %s of another namespace may not route it (an admin may grant it: PUT /api/v1/kubernetes/hostnames/%s)",
+			hostPhrase(h), c.Namespace, c.How, since, what, h)
 	}
 	return ""
 }
@@ -128,6 +148,26 @@ func hostPhrase(h string) string {
 		return fmt.Sprintf("the catch-all (hostname %q: rules without a host, or a default backend without rules, served for every Host no server names)", h)
 	}
 	return "host " + h
+}
+
+// claimantsByAge lists the Ingresses (sorted oldest first) and the routes' claimants
+// together, oldest first, an Ingress first at one creation time.
+func claimantsByAge(ings []*networkingv1.Ingress, routes []hostClaimant) []hostClaimant {
+	rs := slices.Clone(routes)
+	slices.SortStableFunc(rs, func(a, b hostClaimant) int {
+		if c := a.created.Compare(b.created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	out := make([]hostClaimant, 0, len(ings)+len(rs))
+	for _, ing := range ings {
+		for len(rs) > 0 && rs[0].created.Before(ing.CreationTimestamp.Time) {
+			out, rs = append(out, rs[0]), rs[1:]
+		}
+		out = append(out, hostClaimant{namespace: ing.Namespace, hosts: claimedHosts(ing)})
+	}
+	return append(out, rs...)
 }
 
 // claimedHosts are the hostnames an Ingress claims for its namespace: its hosts and its

@@ -22,7 +22,10 @@ func (p *plan) planAuth(snap *Snapshot) error {
 	}
 	key, ok := authSecretOf(p.ing)
 	if !ok {
-		return fmt.Errorf("%w: annotation auth-secret %q names a Secret of another namespace; an Ingress may use only Secrets of its own namespace (%s)", errRefusedAnnotation, a.secret, p.ing.Namespace)
+		return fmt.Errorf("%w: annotation auth-secret %q is not a Secret name or namespace/name", errRefusedAnnotation, a.secret)
+	}
+	if err := secretPermitted(p.ing, "auth-secret", key, snap); err != nil {
+		return err
 	}
 	s := snap.Secrets[key]
 	if s == nil {

@@ -27,9 +27,10 @@ type merge struct {
 	aliasOf map[string]string
 }
 
-// claim is a host+path taken by one Ingress.
+// claim is a host+path taken by one Ingress, or by one route (ing is nil then).
 type claim struct {
 	ing      *networkingv1.Ingress
+	route    *routePlan
 	loc      api.Location
 	fallback bool
 }
@@ -37,6 +38,15 @@ type claim struct {
 // hostBuild collects the server of one host.
 type hostBuild struct {
 	source *networkingv1.Ingress // the oldest Ingress routing on the host
+	// route is the oldest route on a host no Ingress routes on; host and port are the
+	// server's when it is a listener's own port's (gatewaymerge.go).
+	route *routePlan
+	host  string
+	port  int
+	// gwTLS is the HTTPS listener whose certificate the host presents when no Ingress
+	// gives it one, and gwTLSBy the route that reached the host through it.
+	gwTLS   *listenerState
+	gwTLSBy *routePlan
 	// defaultSource is the controller-wide default backend's Service, the source of a
 	// server no Ingress routes on (source is nil then).
 	defaultSource *api.Source
@@ -188,7 +198,7 @@ func balancing(b *api.Backend) string {
 		s += " by " + b.HashBy
 	}
 	if b.Affinity != nil {
-		s += ", affinity cookie " + b.Affinity.Cookie
+		s += ", " + affinityText(b.Affinity)
 	}
 	if b.Protocol != "" { // policies
 		s += ", protocol " + b.Protocol
@@ -206,6 +216,10 @@ func (m *merge) attachCanary(p *plan) {
 	for _, r := range p.routes {
 		what := fmt.Sprintf("host %s %s path %s", r.host, r.loc.Match, r.loc.Path)
 		c := m.claims[claimKey(r.host, r.loc)]
+		if c != nil && c.route != nil {
+			rep.warn(ReasonConflict, "canary for %s is not applied: %s routes it, and a canary splits an Ingress's backend", what, c.route.key())
+			continue
+		}
 		if c == nil {
 			rep.warn(ReasonConflict, "canary for %s is not applied: no Ingress routes it, and a canary needs a main Ingress with the same host and path", what)
 			continue
@@ -280,15 +294,22 @@ func (m *merge) chooseTLS(mains []*plan) {
 // buildServers makes one server per host, its locations sorted so that the same cluster
 // always writes the same bytes.
 func (m *merge) buildServers() {
-	for _, host := range slices.Sorted(maps.Keys(m.hosts)) {
-		hb := m.hosts[host]
+	for _, key := range slices.Sorted(maps.Keys(m.hosts)) {
+		hb := m.hosts[key]
+		host, name := key, serverName(key)
+		if hb.host != "" {
+			host, name = hb.host, portServerName(hb.host, hb.port)
+		}
 		src := api.Source{}
-		if hb.source != nil {
+		switch {
+		case hb.source != nil:
 			src = sourceOf(hb.source)
-		} else {
+		case hb.route != nil:
+			src = hb.route.source()
+		default:
 			src = *hb.defaultSource
 		}
-		srv := &api.Server{Name: serverName(host), Hostnames: append([]string{host}, hb.aliases...), TLS: hb.tls,
+		srv := &api.Server{Name: name, Hostnames: append([]string{host}, hb.aliases...), TLS: hb.tls,
 			Locations: make([]api.Location, 0, len(hb.claims)), Source: src}
 		if hb.clientTLS != nil {
 			c := *hb.clientTLS // the plan's is shared with the cache
@@ -299,18 +320,27 @@ func (m *merge) buildServers() {
 			srv.Passthrough = &pt
 		}
 		m.serverPolicies(srv, hb, host) // policies
+		routed := false
 		for _, c := range hb.claims {
 			srv.Locations = append(srv.Locations, c.loc)
+			routed = routed || c.route != nil
 		}
-		sort.Slice(srv.Locations, func(i, j int) bool {
+		// Stable: locations of one path and match keep the order they were claimed in,
+		// the routes' precedence among conditions that tie (gatewaymerge.go).
+		sort.SliceStable(srv.Locations, func(i, j int) bool {
 			a, b := srv.Locations[i], srv.Locations[j]
 			if a.Path != b.Path {
 				return a.Path < b.Path
 			}
 			return a.Match < b.Match
 		})
-		if hasRegex(srv.Locations) {
+		// ingress-nginx's regex ordering is the Ingresses'; routes' regexes keep their own.
+		if hasRegex(srv.Locations) && !routed {
 			srv.Locations = regexHost(srv.Locations)
+		}
+		if err := m.serverPorts(srv, hb); err != nil {
+			m.serverRefused(hb, host, err)
+			continue
 		}
 		srv.Normalize()
 		// A server the store already holds as it is was valid when it was written.
@@ -319,14 +349,22 @@ func (m *merge) buildServers() {
 			continue
 		}
 		if err := srv.Validate(); err != nil {
-			if hb.source == nil {
-				m.t.DefaultBackendProblem = fmt.Sprintf("server for host %s is not applied: %v", host, err)
-				continue
-			}
-			m.t.Reports[ingressKey(hb.source)].warn(ReasonConflict, "server for host %s is not applied: %v", host, err)
+			m.serverRefused(hb, host, err)
 			continue
 		}
 		m.t.Servers[srv.Name] = srv
+	}
+}
+
+// serverRefused tells the owner of a server that does not validate why it is left out.
+func (m *merge) serverRefused(hb *hostBuild, host string, err error) {
+	switch {
+	case hb.source != nil:
+		m.t.Reports[ingressKey(hb.source)].warn(ReasonConflict, "server for host %s is not applied: %v", host, err)
+	case hb.route != nil:
+		hb.route.warn(ReasonConflict, "server for host %s is not applied: %v", host, err)
+	default:
+		m.t.DefaultBackendProblem = fmt.Sprintf("server for host %s is not applied: %v", host, err)
 	}
 }
 

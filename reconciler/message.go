@@ -15,11 +15,24 @@ const maxMessageObjects = 10
 // shop/web (server k8s.shop.example.com created); Service shop/api (backend
 // k8s.shop.api.80 updated)". A backend belongs to a Service, a server to the Ingress that
 // routes its host first, a certificate to a Secret.
-func message(muts []api.Mutation, head *api.State) string {
+//
+// An object a Gateway API route owns is named by the route, with the generation it was
+// translated at: "HTTPRoute shop/web generation 3 (server k8s.shop.example.com updated)".
+// generations holds the routes' generations by "Kind namespace/name".
+func message(muts []api.Mutation, head *api.State, generations ...map[string]int64) string {
 	byObject := map[string][]string{}
 	for _, m := range muts {
 		src, op := mutationSource(m, head)
-		obj := fmt.Sprintf("%s %s/%s", clusterKind(m.Kind), src.Namespace, src.Name)
+		kind := clusterKind(m.Kind)
+		if src.Object != "" {
+			kind = src.Object
+		}
+		obj := fmt.Sprintf("%s %s/%s", kind, src.Namespace, src.Name)
+		for _, g := range generations {
+			if gen, ok := g[obj]; ok {
+				obj += fmt.Sprintf(" generation %d", gen)
+			}
+		}
 		byObject[obj] = append(byObject[obj], fmt.Sprintf("%s %s %s", m.Kind, m.Name, op))
 	}
 	objs := make([]string, 0, len(byObject))

@@ -48,7 +48,7 @@ func Evaluate(ctx context.Context, opts Options) (*api.IngressVerdicts, error) {
 	snap.DefaultBackend = opts.DefaultBackend
 	owned := c.ownedNow()
 	t := Translate(snap, nil)
-	out := &api.IngressVerdicts{Ingresses: make([]api.IngressVerdict, 0, len(t.Reports))}
+	out := &api.IngressVerdicts{Ingresses: make([]api.IngressVerdict, 0, len(t.Reports)), Routes: routeVerdicts(t.Gateway)}
 	for _, rep := range t.Reports {
 		rep.Ours = owned.owns(rep.Ingress)
 		out.Ingresses = append(out.Ingresses, verdictOf(rep))

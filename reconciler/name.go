@@ -3,6 +3,7 @@ package reconciler
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"strings"
 
 	"github.com/restyplane/restyplane/api"
@@ -28,6 +29,19 @@ func serverName(host string) string {
 		return catchAllName
 	}
 	return objectName(strings.ReplaceAll(host, "*", "_"))
+}
+
+// portServerName names the server of one host on a Gateway listener's port of its own
+// (port 0 is the proxy's own: serverName). "_" is no part of a hostname but for a
+// wildcard's label, which serverName turns into "_.": "_8080" at the end is unambiguous.
+func portServerName(host string, port int) string {
+	if port == 0 {
+		return serverName(host)
+	}
+	if host == api.CatchAllHostname {
+		return objectName("_default_" + strconv.Itoa(port))
+	}
+	return objectName(strings.ReplaceAll(host, "*", "_") + "_" + strconv.Itoa(port))
 }
 
 // certificateName names the certificate of one TLS Secret.

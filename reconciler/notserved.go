@@ -28,7 +28,7 @@ type notServed struct {
 	said     map[string]string // instance + server -> reason
 }
 
-// ReportApply posts a NotServed Warning Event on the Ingress behind each server that rec
+// ReportApply posts a NotServed Warning Event on the Ingress (or route) behind each server that rec
 // left out, with nginx's reason: restyplane's own checks cannot know everything nginx
 // refuses, and the team that owns the Ingress must hear of it where it looks. It is safe
 // to call from any goroutine, for the records of every instance.
@@ -50,6 +50,9 @@ func (r *Reconciler) ReportApply(rec api.ApplyRecord) {
 		}
 		ref := &corev1.ObjectReference{Kind: "Ingress", APIVersion: "networking.k8s.io/v1",
 			Namespace: srv.Source.Namespace, Name: srv.Source.Name, UID: types.UID(srv.Source.UID)}
+		if srv.Source.Object != "" { // a Gateway API route's server
+			ref.Kind, ref.APIVersion = srv.Source.Object, "gateway.networking.k8s.io/v1"
+		}
 		msg := fmt.Sprintf("instance %s left server %s (hosts %v) out of revision %d: nginx refused it: %s",
 			rec.Instance, s.Name, slices.Clip(srv.Hostnames), rec.Revision, s.Reason)
 		r.notServed.recorder.Event(ref, corev1.EventTypeWarning, ReasonNotServed, api.Truncate(msg, maxEventMessage, "…"))

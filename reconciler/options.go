@@ -45,6 +45,16 @@ type Options struct {
 	// Budgets bound what each namespace's Ingresses may put on the proxy; zero fields
 	// take DefaultBudgets.
 	Budgets Budgets
+	// GatewayController is the GatewayClass controllerName to answer to
+	// (DefaultGatewayController).
+	GatewayController string
+	// GatewayAddress is the IP address or hostname written to the status.addresses of
+	// Gateways; empty takes StatusAddress, and with neither their addresses stay empty.
+	GatewayAddress string
+	// HTTPPort and HTTPSPort are the ports the proxy's instances listen on for plain HTTP
+	// and HTTPS (--proxy-listen and --tls-listen): a Gateway listener on one of them is
+	// served on the instances' own listen (Server.Port 0), any other port on its own.
+	HTTPPort, HTTPSPort int32
 	// Logger receives the reconciler's logs (slog.Default()).
 	Logger *slog.Logger
 }
@@ -53,6 +63,12 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Controller == "" {
 		o.Controller = DefaultController
+	}
+	if o.GatewayController == "" {
+		o.GatewayController = DefaultGatewayController
+	}
+	if o.GatewayAddress == "" {
+		o.GatewayAddress = o.StatusAddress
 	}
 	if o.LeaseNamespace == "" {
 		o.LeaseNamespace = "default"

@@ -42,6 +42,18 @@ func (p *plan) planPassthrough(hosts []string) error {
 	return nil
 }
 
+// passthroughRefusal says why an Ingress's ssl-passthrough cannot be served under the
+// head's settings, "" if it can: with trusted proxies (realIPFrom) the terminating
+// listener would take the client address from the passthrough router, so the store
+// refuses passthrough servers, and one such Ingress would stop every write. The Ingress
+// alone is refused, its paths held.
+func passthroughRefusal(p *plan, head *api.State) string {
+	if len(p.passthrough) == 0 || len(head.Settings.RealIPFrom) == 0 {
+		return ""
+	}
+	return "annotation ssl-passthrough: passthrough is not available while restyplane's settings name trusted proxies (realIPFrom): the terminating listener would take the client address from the passthrough router, not from a trusted proxy's header"
+}
+
 // passthroughConflict says why a route of p may not join the host's server, "" if it
 // may: the host passes its TLS as its oldest Ingress asked.
 func passthroughConflict(hb *hostBuild, p *plan, host string) string {
@@ -52,8 +64,8 @@ func passthroughConflict(hb *hostBuild, p *plan, host string) string {
 	if hb.passthrough == nil && mine == nil || hb.passthrough != nil && mine != nil && *hb.passthrough == *mine {
 		return ""
 	}
-	return fmt.Sprintf("older Ingress %s passes the host's TLS connections %s, and this Ingress asks %s; every Ingress of a host must agree",
-		ingressKey(hb.source), describePassthrough(hb.passthrough), describePassthrough(mine))
+	return fmt.Sprintf("older %s passes the host's TLS connections %s, and this Ingress asks %s; every Ingress of a host must agree",
+		hostOwner(hb), describePassthrough(hb.passthrough), describePassthrough(mine))
 }
 
 func describePassthrough(pt *api.Passthrough) string {

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
 
@@ -48,5 +49,27 @@ func TestTranslatePassthrough(t *testing.T) {
 	}
 	if got := reports[ns+"/nohost"]; !strings.HasPrefix(got, "not applied") {
 		t.Fatalf("nohost (passthrough without a host): %q", got)
+	}
+}
+
+// TestPassthroughWithTrustedProxies: under settings that name trusted proxies the store
+// takes no passthrough server, so an ssl-passthrough Ingress is refused alone, its paths
+// held, and the sync of every other Ingress is still written.
+func TestPassthroughWithTrustedProxies(t *testing.T) {
+	const ns = "argocd"
+	svc := kubetest.Service(ns, "argocd-server", 443)
+	slice := kubetest.EndpointSlice(ns, "argocd-server", "argocd-server-1", 8080, kubetest.Ready("10.0.0.1")...)
+	passed := aged(kubetest.Ingress(ns, "argocd", "c", kubetest.Path{Host: "argocd.example.com", Path: "/", Service: "argocd-server", Port: 443}), 0,
+		nginxPrefix+"ssl-passthrough", "true")
+	plain := aged(kubetest.Ingress(ns, "site", "c", kubetest.Path{Host: "site.example.com", Path: "/", Service: "argocd-server", Port: 443}), 1)
+	head := api.NewState()
+	head.Settings.RealIPFrom = []string{"10.0.0.0/8"}
+	tr := Translate(snapshotOf(runtime.Object(svc), slice, passed, plain), head)
+	storeAccepts(t, tr, head)
+	if !warned(tr, ns+"/argocd", ReasonRefusedAnnotation, "realIPFrom") {
+		t.Fatalf("argocd's problems: %+v, want ssl-passthrough refused naming realIPFrom", tr.Reports[ns+"/argocd"].Problems)
+	}
+	if !tr.Reports[ns+"/site"].Applied {
+		t.Fatalf("site is not applied: %+v", tr.Reports[ns+"/site"].Problems)
 	}
 }

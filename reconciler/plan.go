@@ -125,10 +125,14 @@ func planIngress(ing *networkingv1.Ingress, snap *Snapshot) (*plan, error) {
 		if len(ing.Spec.Rules) == 0 {
 			hosts = []string{api.CatchAllHostname}
 		}
+		vhost, err := p.vhost(db.Service)
+		if err != nil {
+			return nil, fmt.Errorf("defaultBackend: %w", err)
+		}
 		for _, h := range hosts {
 			loc := api.Location{Path: "/", Match: api.MatchPrefix, Backend: name, Timeouts: ann.timeouts, Auth: p.ann.auth,
 				Access: p.ann.access, Limits: p.ann.limits, WAF: p.ann.waf,
-				UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
+				UpstreamHost: vhost, ForwardedPrefix: p.ann.up.prefix}
 			p.ann.http.location(&loc) // policies
 			loc = p.withPolicies(loc, db.Service)
 			if s := p.ann.snippet; s != nil {
@@ -195,7 +199,11 @@ func (p *plan) backend(b *networkingv1.IngressBackend, snap *Snapshot) (string, 
 	// A canary Ingress's own backend annotations are ignored, as in ingress-nginx: the
 	// main Ingress decides how its traffic is balanced.
 	if p.ann.canary == nil {
-		be.LoadBalance, be.HashBy, be.Affinity = p.ann.loadBalance, p.ann.hashBy, p.ann.affinity
+		be.LoadBalance, be.HashBy = p.ann.loadBalance, p.ann.hashBy
+		if a := p.ann.affinity; a != nil {
+			copied := *a // each backend normalizes its own
+			be.Affinity = &copied
+		}
 		// Policies: protocol, TLS and service-upstream; a canary speaks as its
 		// main backend does (attachCanary).
 		if err := p.withUpstream(be, p.ing.Namespace+"/"+b.Service.Name, portKey(b.Service.Port), snap); err != nil {
@@ -213,9 +221,13 @@ func (p *plan) backend(b *networkingv1.IngressBackend, snap *Snapshot) (string, 
 // location translates one Ingress path. Prefix and ImplementationSpecific paths are prefix
 // locations (ingress-nginx treats ImplementationSpecific as a prefix too); Exact is exact.
 func (p *plan) location(path networkingv1.HTTPIngressPath, backend string) (api.Location, error) {
+	vhost, err := p.vhost(path.Backend.Service)
+	if err != nil {
+		return api.Location{}, err
+	}
 	l := api.Location{Path: path.Path, Match: api.MatchPrefix, Backend: backend, Timeouts: p.ann.timeouts, Auth: p.ann.auth,
 		Access: p.ann.access, Limits: p.ann.limits, WAF: p.ann.waf,
-		UpstreamHost: p.ann.up.host, ForwardedPrefix: p.ann.up.prefix}
+		UpstreamHost: vhost, ForwardedPrefix: p.ann.up.prefix}
 	p.ann.http.location(&l) // policies
 	if l.Path == "" {
 		l.Path = "/"
@@ -269,8 +281,18 @@ func (p *plan) snippetLocations(hosts []string) {
 // rewrite sets the location's rewrite-target. On a regex path it replaces the whole path,
 // its $1-$9 naming the path's groups, as in ingress-nginx; on a prefix path it replaces
 // the prefix (ingress-nginx replaces the whole path there too: see the annotation's row).
+// A URL makes the location redirect there.
 func (p *plan) rewrite(l *api.Location) error {
 	switch {
+	case redirectsTo(p.ann.rewrite):
+		// nginx's rewrite to a URL redirects (302), keeping the query.
+		l.Redirect = &api.Redirect{URL: p.ann.rewrite, Code: 302}
+		check := api.Server{Name: "x", Hostnames: []string{"x.test"}, Locations: []api.Location{*l}}
+		check.Normalize()
+		if err := check.Validate(); err != nil {
+			return fmt.Errorf("path %q: rewrite-target %q redirects there, and %w", l.Path, p.ann.rewrite, err)
+		}
+		return nil
 	case p.ann.rewrite == "":
 	case l.Match == api.MatchExact:
 		return fmt.Errorf("rewrite-target applies to Prefix and ImplementationSpecific paths only, and %q is Exact", l.Path)

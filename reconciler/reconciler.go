@@ -45,6 +45,11 @@ func New(store Store, opts Options) (*Reconciler, error) {
 			return nil, fmt.Errorf("status address: %w", err)
 		}
 	}
+	if opts.GatewayAddress != "" {
+		if err := api.ValidAddress("gatewayAddress", opts.GatewayAddress); err != nil {
+			return nil, fmt.Errorf("gateway address: %w", err)
+		}
+	}
 	cfg, err := restConfig(opts, "restyplane-reconciler")
 	if err != nil {
 		return nil, err

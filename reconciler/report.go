@@ -26,6 +26,10 @@ const (
 	// ReasonIgnoredAnnotation (Normal): the Ingress is served without an annotation that
 	// restyplane does not implement and that protects nothing.
 	ReasonIgnoredAnnotation = "IgnoredAnnotation"
+	// ReasonUnknownAnnotation (Warning): the Ingress carries an annotation under
+	// ingress-nginx's prefix that ingress-nginx never had (a typo, as a rule), which
+	// ingress-nginx ignored; it is served without it, and told which one was likely meant.
+	ReasonUnknownAnnotation = "UnknownAnnotation"
 	// ReasonHostClaimed (Warning): the Ingress names a hostname that another namespace or
 	// the REST API holds; it is skipped.
 	ReasonHostClaimed = "HostClaimed"

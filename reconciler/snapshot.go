@@ -22,6 +22,8 @@ type Snapshot struct {
 	DefaultBackend *DefaultBackend
 	// Budgets bound each namespace's share of the proxy (see Budgets).
 	Budgets Budgets
+	// Gateway is the Gateway API part, nil in a cluster that does not serve it.
+	Gateway *GatewaySnapshot
 	// Claims are the stored hostname claims, by hostname.
 	Claims map[string]api.HostnameClaim
 	// cache, when set, remembers translations from one sync to the next.

@@ -85,7 +85,7 @@ func TestTranslateSnippet(t *testing.T) {
 	if diff := cmp.Diff(want, l); diff != "" {
 		t.Errorf("location (-want +got):\n%s", diff)
 	}
-	if len(f.became) != 17 || !strings.Contains(strings.Join(f.became, "\n"), "proxy_set_header X-Forwarded-Proto $scheme → nothing: restyplane sends X-Forwarded-Proto this way already") {
+	if len(f.became) != 17 || !strings.Contains(strings.Join(f.became, "\n"), "proxy_set_header X-Forwarded-Proto $scheme → nothing: restyplane sends X-Forwarded-Proto itself, as settings' useForwardedHeaders says") {
 		t.Errorf("became:\n%s", strings.Join(f.became, "\n"))
 	}
 
@@ -103,8 +103,13 @@ func TestTranslateSnippet(t *testing.T) {
 	}
 
 	for in, why := range map[string]string{
-		`more_set_headers "Request-Id: $req_id";`:           "holds the variable $req_id",
-		"proxy_set_header X-Cert $ssl_client_fingerprint;":  "holds the variable $ssl_client_fingerprint",
+		`more_set_headers "X-Session: $cookie_session";`:    "names $cookie_session, which is not one of the variables a header may carry",
+		"proxy_set_header X-Token $arg_token;":              "names $arg_token, which is not one",
+		"add_header X-Who $remote_user;":                    "names $remote_user",
+		"proxy_set_header X-A $host$hostx;":                 "names $hostx",
+		"proxy_set_header X-A ${host};":                     "braced variable",
+		"lua_need_request_body on;":                         "directive lua_need_request_body is refused",
+		"include /etc/nginx/snippets/headers.conf;":         "directive include is refused",
 		"if ($host = x) { return 403; }":                    "its condition is nginx variables",
 		"set $a 1;":                                         "has no typed equivalent",
 		"proxy_pass http://evil;":                           "the backend is the Ingress's Service",
@@ -124,6 +129,25 @@ func TestTranslateSnippet(t *testing.T) {
 		if _, err := translateSnippet("configuration-snippet", in); err == nil || !strings.Contains(err.Error(), why) {
 			t.Errorf("translateSnippet(%q) = %v, want an error containing %q", in, err, why)
 		}
+	}
+	// Header values may name the variables of api.HeaderVariables, as the corpus's
+	// snippets do: ingress-nginx's $req_id and the client certificate's.
+	f, err = translateSnippet("configuration-snippet", `more_set_headers "Request-Id: $req_id";
+		proxy_set_header X-Client-Cert-Fingerprint $ssl_client_fingerprint;
+		proxy_set_header X-Client-Cert-DN $ssl_client_s_dn;
+		add_header X-Served-By "restyplane $host";`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l = api.Location{Path: "/", Backend: "web"}
+	f.apply(&l)
+	want = api.Location{Path: "/", Backend: "web",
+		RequestHeaders: &api.HeaderFilter{Set: []api.Header{{Name: "X-Client-Cert-Fingerprint", Value: "$ssl_client_fingerprint"},
+			{Name: "X-Client-Cert-DN", Value: "$ssl_client_s_dn"}}},
+		ResponseHeaders: &api.HeaderFilter{Set: []api.Header{{Name: "Request-Id", Value: "$req_id"}},
+			Add: []api.Header{{Name: "X-Served-By", Value: "restyplane $host"}}}}
+	if diff := cmp.Diff(want, l); diff != "" {
+		t.Errorf("location of header variables (-want +got):\n%s", diff)
 	}
 	if _, err := translateSnippet("server-snippet", "location /x { proxy_pass http://x; }"); err == nil || !strings.Contains(err.Error(), "answers itself") {
 		t.Errorf("a server-snippet location that proxies: %v", err)

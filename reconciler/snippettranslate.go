@@ -168,7 +168,8 @@ func mergeFilter(h *api.HeaderFilter, add api.HeaderFilter) *api.HeaderFilter {
 }
 
 // defaultRequestHeaders are the request headers restyplane already sends upstream, with
-// the values a snippet may write for them: such a proxy_set_header asks for nothing more.
+// the values a snippet may write for them: such a proxy_set_header asks for nothing more
+// (the X-Forwarded-* ones follow settings' useForwardedHeaders, proxy-wide).
 var defaultRequestHeaders = map[string][]string{
 	"host":              {"$host", "$http_host"},
 	"x-real-ip":         {"$remote_addr"},
@@ -225,7 +226,7 @@ func (f *snippetFields) directive(d directive) error {
 				return fmt.Errorf("%q is not \"Name: value\"", a)
 			}
 			name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-			if err := headerValue(value); err != nil {
+			if err := headerTemplate(value); err != nil {
 				return err
 			}
 			if value == "" {
@@ -262,7 +263,7 @@ func (f *snippetFields) directive(d directive) error {
 			became("cache.statusHeader %s", d.args[0])
 			return nil
 		}
-		if err := headerValue(d.args[1]); err != nil {
+		if err := headerTemplate(d.args[1]); err != nil {
 			return err
 		}
 		f.resp.Add = append(f.resp.Add, api.Header{Name: d.args[0], Value: d.args[1]})
@@ -272,6 +273,12 @@ func (f *snippetFields) directive(d directive) error {
 			return err
 		}
 		if slices.Contains(defaultRequestHeaders[strings.ToLower(d.args[0])], d.args[1]) {
+			if strings.HasPrefix(strings.ToLower(d.args[0]), "x-forwarded-") {
+				// Proxy-wide, as ingress-nginx's ConfigMap had it: what the proxy sees, or
+				// what the client sent with useForwardedHeaders.
+				became("nothing: restyplane sends %s itself, as settings' useForwardedHeaders says", d.args[0])
+				return nil
+			}
 			became("nothing: restyplane sends %s this way already", d.args[0])
 			return nil
 		}
@@ -280,7 +287,7 @@ func (f *snippetFields) directive(d directive) error {
 			became("requestHeaders.remove %s", d.args[0])
 			return nil
 		}
-		if err := headerValue(d.args[1]); err != nil {
+		if err := headerTemplate(d.args[1]); err != nil {
 			return err
 		}
 		f.req.Set = append(f.req.Set, api.Header{Name: d.args[0], Value: d.args[1]})
@@ -316,7 +323,36 @@ func (f *snippetFields) directive(d directive) error {
 	return nil
 }
 
-// headerValue refuses a header value with a variable: values are sent as written.
+// headerTemplate checks a header value a snippet sets: text, and variables of
+// api.HeaderVariables, which the proxy fills in as nginx would; any other variable is
+// refused, naming it.
+func headerTemplate(v string) error {
+	for i := strings.IndexByte(v, '$'); i >= 0; {
+		name := variableRe.FindString(v[i:])
+		if _, ok := api.HeaderVariables[name[1:]]; !ok {
+			return fmt.Errorf("the value names %s, which is not one of the variables a header may carry (%s)", name, headerVariableList())
+		}
+		next := strings.IndexByte(v[i+len(name):], '$')
+		if next < 0 {
+			break
+		}
+		i += len(name) + next
+	}
+	return nil
+}
+
+// headerVariableList names api.HeaderVariables for messages.
+func headerVariableList() string {
+	names := make([]string, 0, len(api.HeaderVariables))
+	for n := range api.HeaderVariables {
+		names = append(names, "$"+n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// headerValue refuses a value with a variable where nothing is expanded: fixed answers
+// and redirects are sent as written.
 func headerValue(v string) error {
 	if i := strings.IndexByte(v, '$'); i >= 0 {
 		name := variableRe.FindString(v[i:])

@@ -3,6 +3,8 @@ package reconciler
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/tools/cache"
@@ -28,19 +30,47 @@ func (r *Reconciler) lead(ctx context.Context) error {
 		queue.ShutDown()
 		return err
 	}
+	c.gatewayController = r.opts.GatewayController
 	rep := newReporter(r.client, r.opts.StatusAddress, r.log)
+	gwRep := newGatewayReporter(r.client, r.store, r.opts, r.log)
 	memo := newTranslationCache()
+	enqueue := func() {
+		c.changes.everything()
+		queue.Add(syncKey)
+	}
+	gw := r.gatewayAtStart(enqueue)
+	synced := c.synced
+	if gw != nil {
+		synced = append(slices.Clip(synced), gw.synced...)
+		gw.start(ctx.Done())
+	}
 	c.start(ctx.Done())
+	var late sync.WaitGroup
 	defer func() {
 		cancel()
 		queue.ShutDown()
 		c.shutdown()
+		if gw != nil {
+			gw.shutdown()
+		}
+		late.Wait()
 		rep.stop()
+		gwRep.stop()
 	}()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return fmt.Errorf("informer caches did not sync: %w", ctx.Err())
 	}
+	if gw != nil {
+		c.gateway.Store(gw)
+	} else {
+		late.Add(1)
+		go func() {
+			defer late.Done()
+			r.awaitGateway(ctx, c, enqueue)
+		}()
+	}
 	go rep.run(ctx)
+	go gwRep.run(ctx)
 	go func() {
 		<-ctx.Done()
 		queue.ShutDown()
@@ -60,20 +90,20 @@ func (r *Reconciler) lead(ctx context.Context) error {
 	r.setCluster(c)
 	defer r.setCluster(nil)
 	queue.Add(syncKey)
-	for r.next(ctx, c, rep, memo, queue) {
+	for r.next(ctx, c, rep, gwRep, memo, queue) {
 	}
 	return nil
 }
 
 // next runs one sync from the queue; it returns false when the queue shuts down.
-func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, cache *translationCache, queue workqueue.TypedRateLimitingInterface[string]) bool {
+func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, gwRep *gatewayReporter, cache *translationCache, queue workqueue.TypedRateLimitingInterface[string]) bool {
 	key, shutdown := queue.Get()
 	if shutdown {
 		return false
 	}
 	defer queue.Done(key)
 	start := time.Now()
-	rev, wrote, err := r.sync(ctx, c, rep, cache)
+	rev, wrote, err := r.sync(ctx, c, rep, gwRep, cache)
 	took := time.Since(start)
 	r.update(func(s *Stats) {
 		s.Syncs++
@@ -102,7 +132,7 @@ func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, cache 
 // the head as one revision. It returns the revision the Ingresses are applied at. When only
 // EndpointSlices changed since the last sync, and nobody else wrote since, it reads the
 // endpoints of their Services' backends again and keeps the rest of the last translation.
-func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, cache *translationCache) (rev int64, wrote bool, err error) {
+func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep *gatewayReporter, cache *translationCache) (rev int64, wrote bool, err error) {
 	all, dirty := c.changes.take()
 	defer func() {
 		if err != nil {
@@ -140,7 +170,7 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, cache 
 		if err := ctx.Err(); err != nil {
 			return 0, false, err
 		}
-		msg := message(muts, head)
+		msg := message(muts, head, t.Gateway.generations())
 		res, err := r.store.Write(ctx, api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: msg}, muts)
 		if err != nil {
 			return 0, false, fmt.Errorf("write %d changes: %w", len(muts), err)
@@ -152,6 +182,7 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, cache 
 	}
 	cache.last = lastSync{t: t, rev: rev}
 	rep.report(t.Reports, rev)
+	gwRep.report(t.Gateway, rev)
 	r.setLast(t, rev)
 	return rev, wrote, nil
 }
@@ -192,5 +223,9 @@ func (r *Reconciler) readClaims(ctx context.Context, snap *Snapshot) error {
 	snap.AllowExternalName = r.opts.AllowExternalName
 	snap.Budgets = r.opts.Budgets
 	snap.DefaultBackend = r.opts.DefaultBackend
+	if snap.Gateway != nil {
+		snap.Gateway.HTTPPort, snap.Gateway.HTTPSPort = r.opts.HTTPPort, r.opts.HTTPSPort
+		snap.Gateway.Address = r.opts.GatewayAddress
+	}
 	return nil
 }

@@ -26,6 +26,8 @@ type Translation struct {
 	DefaultBackendProblem string
 	// Claims and Releases are the hostname claims to store before the objects are written.
 	Claims, Releases []api.HostnameClaim
+	// Gateway is what the Gateway API objects are to be told, nil without Gateway API.
+	Gateway *GatewayReport
 }
 
 // Translate turns the snapshot into backends, servers and certificates. It is a pure
@@ -61,6 +63,8 @@ type Translation struct {
 //     host, the catch-all included, where nothing else does, after every Ingress.
 //   - A canary Ingress attaches its backend to the backend that routes the same host+path
 //     (which, being one per Service port, splits that Service port's traffic everywhere).
+//   - Gateway API routes join the servers after the Ingresses' paths, under the same
+//     hostname claims (claimGatewayRoutes says how).
 func Translate(snap *Snapshot, head *api.State) *Translation {
 	if head == nil {
 		head = api.NewState()
@@ -78,7 +82,8 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	sort.Slice(ings, func(i, j int) bool { return older(ings[i], ings[j], served) })
 	m := &merge{t: t, head: head, res: reservedBy(head), claims: map[string]*claim{}, hosts: map[string]*hostBuild{},
 		balancedBy: map[string]*networkingv1.Ingress{}, canaryBy: map[string]*networkingv1.Ingress{}}
-	owners := ownHosts(ings, snap.Claims, head)
+	gw := planGateways(snap, head)
+	owners := ownHosts(ings, snap.Claims, head, gw.claimants()...)
 	spend := newSpending(snap.Budgets, head)
 	m.owners = owners
 	t.Claims, t.Releases = owners.claims, owners.releases
@@ -109,11 +114,19 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 			}
 			continue
 		}
+		if why := passthroughRefusal(p, head); why != "" {
+			rep.warn(ReasonRefusedAnnotation, "not applied: %s", why)
+			mains = append(mains, holdPlan(ing))
+			continue
+		}
 		for _, w := range p.warnings {
 			rep.warn(ReasonDegraded, "%s", w)
 		}
 		for _, n := range p.ann.ignored {
 			rep.note(ReasonIgnoredAnnotation, "served without %s", n)
+		}
+		for _, n := range p.ann.unknown {
+			rep.warn(ReasonUnknownAnnotation, "served without %s", n)
 		}
 		for _, w := range p.tlsRefusals {
 			rep.warn(ReasonTLSRefused, "%s", w)
@@ -135,6 +148,7 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	for _, p := range mains {
 		m.claimRoutes(p, p.routes, false)
 	}
+	m.claimGatewayRoutes(gw, spend)
 	for _, p := range mains {
 		m.claimRoutes(p, p.fallbacks, true)
 	}
@@ -144,6 +158,7 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	m.addDefaultBackend(snap)
 	m.addAliases(mains, owners) // policies
 	m.chooseTLS(mains)
+	m.gatewayTLS()
 	m.buildServers()
 	m.addHtpasswds(mains) // policies
 	m.addCACertificates(mains)
@@ -152,5 +167,6 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 			rep.warn(ReasonSkipped, "not applied: the Ingress routes no path to a Service")
 		}
 	}
+	t.Gateway = gw.report()
 	return t
 }

@@ -267,7 +267,7 @@ func TestTranslate(t *testing.T) {
 		objs: []runtime.Object{web, webSlice, aged(kubetest.Ingress(ns, "web", "c", root("web", 80)), 0,
 			ng+"upstream-hash-by", "$request_uri", ng+"affinity", "cookie", ng+"rewrite-target", "/", ng+"proxy-read-timeout", "90")},
 		want: summary{
-			Backends: map[string]string{"k8s.shop.web.80": "10.0.0.1:8080,10.0.0.2:8080 chash by $request_uri, affinity cookie INGRESSCOOKIE"},
+			Backends: map[string]string{"k8s.shop.web.80": "10.0.0.1:8080,10.0.0.2:8080 chash by $request_uri, affinity cookie INGRESSCOOKIE (balanced, path /)"},
 			Servers:  map[string][]string{"k8s.shop.example.com": {host + " from shop/web", "prefix / -> k8s.shop.web.80 rewrite / timeouts //90s"}},
 			Reports:  map[string]string{"shop/web": "applied"},
 		},

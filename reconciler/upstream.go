@@ -3,6 +3,7 @@ package reconciler
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,7 +19,8 @@ type upstreamAnnotations struct {
 	protocol string
 	tls      *api.UpstreamTLS
 	// secret is the "namespace/name" of proxy-ssl-secret, always the Ingress's namespace.
-	secret          string
+	secret string
+	// host is upstream-vhost as written; plan.vhost fills in its variables per path.
 	host, prefix    string
 	serviceUpstream bool
 }
@@ -32,14 +34,14 @@ var upstreamGroup = annotationGroup{name: "upstream", scope: scopeBackend, rules
 			}
 			return ""
 		}},
-	"proxy-ssl-secret": honoured("a kubernetes.io/tls or Opaque Secret of the Ingress's own namespace: ca.crt to verify against, tls.crt/tls.key presented; another namespace's is refused"),
+	"proxy-ssl-secret": honoured("a kubernetes.io/tls or Opaque Secret of the Ingress's own namespace (or of another one whose ReferenceGrant lets the Ingress use it): ca.crt to verify against, tls.crt/tls.key presented; refused otherwise"),
 	"proxy-ssl-verify": honoured("on or off"), "proxy-ssl-name": honoured("one DNS name, no nginx variables"),
-	"proxy-ssl-server-name": honoured("on or off"), "upstream-vhost": honoured("one DNS name, no nginx variables").at(scopeLocation),
+	"proxy-ssl-server-name": honoured("on or off"), "upstream-vhost": honoured(whyVhost).at(scopeLocation),
 	"x-forwarded-prefix": honoured("a plain path").at(scopeLocation), "service-upstream": honoured("the Service's cluster IP instead of its endpoints"),
 	"proxy-ssl-verify-depth": refused(whyBackend),
 	"proxy-ssl-ciphers":      refused(whyBackend), "proxy-ssl-protocols": refused(whyBackend),
 	"secure-backends": offIsHarmless(refused(whyBackend)),
-	"grpc-backend":    offIsHarmless(refused(whyBackend)),
+	"grpc-backend":    honoured("true is backend-protocol GRPC, the name ingress-nginx gave it before backend-protocol; backend-protocol wins where both are set"),
 }, parse: func(get func(string) (string, bool), a *annotations) (err error) {
 	a.up, err = parseUpstream(get)
 	return err
@@ -56,6 +58,15 @@ func parseUpstream(get func(string) (string, bool)) (upstreamAnnotations, error)
 			return u, fmt.Errorf("%w: annotation backend-protocol %s: restyplane proxies HTTP and gRPC only; AJP and FastCGI backends are not offered", errRefusedAnnotation, p)
 		default:
 			return u, fmt.Errorf("annotation backend-protocol: %q is not HTTP, HTTPS, GRPC or GRPCS", printableValue(v))
+		}
+	}
+	if v, ok := get("grpc-backend"); ok {
+		grpc, err := strconv.ParseBool(v)
+		if err != nil {
+			return u, fmt.Errorf("annotation grpc-backend: %q is not true or false", printableValue(v))
+		}
+		if grpc && u.protocol == "" {
+			u.protocol = "grpc"
 		}
 	}
 	t := &api.UpstreamTLS{}
@@ -101,8 +112,8 @@ func parseUpstream(get func(string) (string, bool)) (upstreamAnnotations, error)
 		u.tls = t
 	}
 	if v, ok := get("upstream-vhost"); ok {
-		if err := api.ValidHostname("upstream-vhost", v); err != nil || strings.Contains(v, "*") || v == api.CatchAllHostname {
-			return u, fmt.Errorf("annotation upstream-vhost: %q must be one DNS name (no port, no nginx variables)", printableValue(v))
+		if err := parseVhost(v); err != nil {
+			return u, err
 		}
 		u.host = v
 	}
@@ -134,6 +145,9 @@ func (p *plan) planUpstream(snap *Snapshot) error {
 		if err == nil && u.tls != nil && u.tls.Verify {
 			return fmt.Errorf("annotation proxy-ssl-verify on needs proxy-ssl-secret, a Secret with the ca.crt to verify against")
 		}
+		return err
+	}
+	if err := secretPermitted(p.ing, "proxy-ssl-secret", key, snap); err != nil {
 		return err
 	}
 	t := *u.tls

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler/kubetest"
@@ -87,5 +88,52 @@ func TestUpstreamAnnotations(t *testing.T) {
 		if r.Applied || !strings.Contains(msg, c.want) {
 			t.Errorf("%v: applied %t, %q, want refused with %q", c.kv, r.Applied, msg, c.want)
 		}
+	}
+}
+
+// TestUpstreamVhostAndGRPCBackend: upstream-vhost's ingress-nginx variables are filled in
+// per path, any other is refused; grpc-backend "true" is backend-protocol GRPC unless
+// backend-protocol says otherwise.
+func TestUpstreamVhostAndGRPCBackend(t *testing.T) {
+	ns := "tools"
+	objs := []runtime.Object{kubetest.Service(ns, "grafana", 80), kubetest.Service(ns, "kibana", 5601)}
+	ing := aged(kubetest.Ingress(ns, "internal", "", kubetest.Path{Host: "tools.test", Path: "/grafana", Service: "grafana", Port: 80},
+		kubetest.Path{Host: "tools.test", Path: "/kibana", Service: "kibana", Port: 5601}), 1,
+		nginxPrefix+"upstream-vhost", "$service_name.$namespace.svc.cluster.local")
+	tr := Translate(snapshotOf(append(objs, ing)...), nil)
+	if r := tr.Reports[ns+"/internal"]; !r.Applied {
+		t.Fatalf("not applied: %+v", r.Problems)
+	}
+	got := map[string]string{}
+	for _, l := range tr.Servers["k8s.tools.test"].Locations {
+		got[l.Path] = l.UpstreamHost
+	}
+	if got["/grafana"] != "grafana.tools.svc.cluster.local" || got["/kibana"] != "kibana.tools.svc.cluster.local" {
+		t.Errorf("upstream hosts %v, want each Service's cluster name", got)
+	}
+	for v, why := range map[string]string{
+		"$host":                        "$host is not one of the variables it may name",
+		"$service_name.$http_x_target": "$http_x_target is not one",
+		"${service_name}.svc":          "$ is not one",
+		"$service_name:8080":           "must be one DNS name (no port)",
+	} {
+		if _, err := parseAnnotations(map[string]string{nginxPrefix + "upstream-vhost": v}); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("upstream-vhost %q: %v, want an error containing %q", v, err, why)
+		}
+	}
+	for _, c := range []struct{ protocol, grpc, want string }{
+		{"", "true", "grpc"}, {"GRPC", "true", "grpc"}, {"HTTPS", "true", "https"}, {"", "false", ""},
+	} {
+		in := map[string]string{nginxPrefix + "grpc-backend": c.grpc}
+		if c.protocol != "" {
+			in[nginxPrefix+"backend-protocol"] = c.protocol
+		}
+		a, err := parseAnnotations(in)
+		if err != nil || a.up.protocol != c.want {
+			t.Errorf("backend-protocol %q, grpc-backend %q: protocol %q, %v; want %q", c.protocol, c.grpc, a.up.protocol, err, c.want)
+		}
+	}
+	if _, err := parseAnnotations(map[string]string{nginxPrefix + "grpc-backend": "yes please"}); err == nil {
+		t.Errorf("grpc-backend \"yes please\" is accepted")
 	}
 }

@@ -3,6 +3,8 @@ package reconciler
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -14,13 +16,14 @@ import (
 // last is what the newest sync said about the Ingresses of restyplane's class.
 type last struct {
 	reports  map[string]*Report
+	gateway  *GatewayReport
 	revision int64
 }
 
 func (r *Reconciler) setLast(t *Translation, rev int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.last = &last{reports: t.Reports, revision: rev}
+	r.last = &last{reports: t.Reports, gateway: t.Gateway, revision: rev}
 }
 
 func (r *Reconciler) setCluster(c *cluster) {
@@ -41,7 +44,7 @@ func (r *Reconciler) Verdicts(ctx context.Context, anyClass bool) (*api.IngressV
 	if l == nil || c == nil {
 		return nil, api.Errorf(api.EUnavailable, "the reconciler has not synced yet, or this replica does not hold the Lease")
 	}
-	out := &api.IngressVerdicts{Revision: l.revision, Ingresses: []api.IngressVerdict{}}
+	out := &api.IngressVerdicts{Revision: l.revision, Ingresses: []api.IngressVerdict{}, Routes: routeVerdicts(l.gateway)}
 	for _, rep := range l.reports {
 		out.Ingresses = append(out.Ingresses, verdictOf(rep))
 	}
@@ -82,6 +85,36 @@ func (r *Reconciler) evaluateOthers(ctx context.Context, c *cluster, l *last) ([
 	return out, nil
 }
 
+// routeVerdicts lists the routes of a sync's report, by kind, namespace and name.
+func routeVerdicts(g *GatewayReport) []api.RouteVerdict {
+	out := []api.RouteVerdict{}
+	if g == nil {
+		return out
+	}
+	for _, k := range slices.Sorted(maps.Keys(g.Routes)) {
+		r := g.Routes[k]
+		if len(r.Parents) == 0 {
+			continue // a route that left restyplane's Gateways, read to clear its status
+		}
+		v := api.RouteVerdict{Kind: r.Kind, Namespace: r.Meta.Namespace, Name: r.Meta.Name, Verdict: api.VerdictRefused, Problems: []api.IngressProblem{}}
+		if r.Applied {
+			v.Verdict = api.VerdictServed
+		}
+		for _, p := range append(append([]Problem(nil), r.Problems...), r.Notes...) {
+			v.Problems = append(v.Problems, api.IngressProblem{Reason: p.Reason, Message: p.Message})
+		}
+		for _, ps := range r.Parents {
+			for _, c := range ps.Conditions {
+				if c.Status == "False" && c.Type == "Accepted" && !r.Applied {
+					v.Problems = append(v.Problems, api.IngressProblem{Reason: c.Reason, Message: fmt.Sprintf("parent %s: %s", ps.ParentRef.Name, c.Message)})
+				}
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
 func verdictOf(rep *Report) api.IngressVerdict {
 	ing := rep.Ingress
 	v := api.IngressVerdict{Namespace: ing.Namespace, Name: ing.Name, Class: ingressClassOf(ing), Ours: rep.Ours,
@@ -116,5 +149,15 @@ func (c *cluster) snapshotAll() (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list ingresses: %w", err)
 	}
-	return c.snapshotOf(ings, nil)
+	snap, err := c.snapshotOf(ings, nil)
+	if err != nil {
+		return nil, err
+	}
+	// The routes claim hostnames too.
+	if g := c.gateway.Load(); g != nil {
+		if err := c.gatewaySnapshot(g, c.gatewayController, snap); err != nil {
+			return nil, err
+		}
+	}
+	return snap, nil
 }

@@ -138,6 +138,7 @@ type agentRun struct {
 // start starts nginx with the held state's config, then the applier, which pushes the
 // backends and brings it to each new head.
 func (a *agentRun) start(ctx context.Context) error {
+	a.cfg.proxy.reserved = portOf(a.cfg.listen)
 	opts, err := a.cfg.proxy.options(a.cfg.dataDir, a.log.With("component", "openresty"))
 	if err != nil {
 		return err

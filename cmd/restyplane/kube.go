@@ -15,9 +15,10 @@ import (
 )
 
 var (
-	_ reconciler.Store = applyingStore{}
-	_ server.Hostnames = (*store.Store)(nil)
-	_ server.Ingresses = (*reconciler.Reconciler)(nil)
+	_ reconciler.Store  = applyingStore{}
+	_ reconciler.Served = applyingStore{}
+	_ server.Hostnames  = (*store.Store)(nil)
+	_ server.Ingresses  = (*reconciler.Reconciler)(nil)
 )
 
 // applyingStore is the history as the reconciler writes to it: after a write that made a
@@ -39,6 +40,23 @@ func (s applyingStore) Write(ctx context.Context, meta api.Meta, muts []api.Muta
 	return res, err
 }
 
+// ServedRevision is the revision the managed instance serves, or without one the newest
+// any agent serves: a Gateway is Programmed once it does.
+func (s applyingStore) ServedRevision(ctx context.Context) (int64, error) {
+	if s.applier != nil {
+		return s.applier.Status(ctx).Applied, nil
+	}
+	list, err := s.Instances(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var rev int64
+	for _, in := range list {
+		rev = max(rev, in.Applied)
+	}
+	return rev, nil
+}
+
 // startReconciler runs the reconciler until ctx ends; it returns it and a channel closed
 // when it stopped, or nils when there is no cluster.
 func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier server.Applier, log *slog.Logger) (server.Ingresses, <-chan struct{}, error) {
@@ -55,7 +73,8 @@ func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier
 	rec, err := reconciler.New(applyingStore{Store: st, applier: applier}, reconciler.Options{Kubeconfig: c.kubeconfig, Controller: c.controller,
 		StatusAddress: c.statusAddress, LeaseNamespace: c.leaseNamespace, Identity: c.identity,
 		AllowExternalName: c.allowExternal, DefaultBackend: def, Logger: log.With("component", "reconciler"),
-		Budgets: reconciler.Budgets{Ingresses: c.maxIngresses, Locations: c.maxLocations, CertificateBytes: int64(c.maxCertBytes)}})
+		Budgets:           reconciler.Budgets{Ingresses: c.maxIngresses, Locations: c.maxLocations, CertificateBytes: int64(c.maxCertBytes)},
+		GatewayController: c.gatewayController, GatewayAddress: c.gatewayAddress, HTTPPort: c.httpPort, HTTPSPort: c.httpsPort})
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes reconciler: %w", err)
 	}

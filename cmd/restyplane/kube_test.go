@@ -14,4 +14,7 @@ func TestDefaultControllerIsTheReconcilers(t *testing.T) {
 	if defaultController != reconciler.DefaultController {
 		t.Fatalf("defaultController = %q, reconciler.DefaultController = %q", defaultController, reconciler.DefaultController)
 	}
+	if defaultGatewayController != reconciler.DefaultGatewayController {
+		t.Fatalf("defaultGatewayController = %q, reconciler.DefaultGatewayController = %q", defaultGatewayController, reconciler.DefaultGatewayController)
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"net"
 	"os"
 	"strconv"
 )
@@ -9,6 +10,9 @@ import (
 // defaultController is reconciler.DefaultController, written out so that a build without
 // the reconciler (kube_off.go) takes the same flags; a test keeps the two equal.
 const defaultController = "restyplane.io/ingress"
+
+// defaultGatewayController is reconciler.DefaultGatewayController, written out likewise.
+const defaultGatewayController = "restyplane.io/gateway-controller"
 
 // kubeConfig is the Kubernetes part of `restyplane serve`. The reconciler runs when a
 // kubeconfig is given or restyplane runs in a pod; otherwise restyplane needs no cluster.
@@ -23,6 +27,11 @@ type kubeConfig struct {
 	defaultBackend string
 	// The per-namespace budgets; 0 takes the reconciler's default.
 	maxIngresses, maxLocations, maxCertBytes int
+	// gatewayController and gatewayAddress are the Gateway API ones (see their flags).
+	gatewayController, gatewayAddress string
+	// httpPort and httpsPort are the proxy's own ports, from --proxy-listen and
+	// --tls-listen: a Gateway listener on one of them is served there.
+	httpPort, httpsPort int32
 }
 
 func (c *kubeConfig) flags(fs *flag.FlagSet) {
@@ -40,12 +49,26 @@ func (c *kubeConfig) flags(fs *flag.FlagSet) {
 		"route Ingresses to ExternalName Services, refused otherwise; names of this machine, link-local or metadata addresses stay refused (env RESTYPLANE_ALLOW_EXTERNAL_NAME=true)")
 	fs.StringVar(&c.defaultBackend, "default-backend", env("RESTYPLANE_DEFAULT_BACKEND", ""),
 		"namespace/service:port of a Service that answers what no Ingress routes (every host's / where no path claims it, unknown hosts) and the custom-http-errors of Ingresses without a default-backend annotation (env RESTYPLANE_DEFAULT_BACKEND)")
+	fs.StringVar(&c.gatewayController, "gateway-controller", env("RESTYPLANE_GATEWAY_CONTROLLER", defaultGatewayController),
+		"GatewayClass controllerName to answer to (env RESTYPLANE_GATEWAY_CONTROLLER)")
+	fs.StringVar(&c.gatewayAddress, "gateway-address", env("RESTYPLANE_GATEWAY_ADDRESS", ""),
+		"IP address or hostname written to the status.addresses of Gateways, where the proxy serves them; empty takes --ingress-status-address (env RESTYPLANE_GATEWAY_ADDRESS)")
 	fs.IntVar(&c.maxIngresses, "namespace-max-ingresses", envInt("RESTYPLANE_NAMESPACE_MAX_INGRESSES"),
 		"Ingresses served per namespace, the newest refused past it; 0: 1000 (env RESTYPLANE_NAMESPACE_MAX_INGRESSES)")
 	fs.IntVar(&c.maxLocations, "namespace-max-locations", envInt("RESTYPLANE_NAMESPACE_MAX_LOCATIONS"),
 		"locations (paths, default backends) per namespace; 0: 5000 (env RESTYPLANE_NAMESPACE_MAX_LOCATIONS)")
 	fs.IntVar(&c.maxCertBytes, "namespace-max-certificate-bytes", envInt("RESTYPLANE_NAMESPACE_MAX_CERTIFICATE_BYTES"),
 		"bytes of certificates and keys per namespace; 0: 8 MiB, a quarter of the proxy's 32 MiB (env RESTYPLANE_NAMESPACE_MAX_CERTIFICATE_BYTES)")
+}
+
+// listenPort is the port of a listen address ("127.0.0.1:8080"), 0 when it has none.
+func listenPort(addr string) int32 {
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(p)
+	return int32(n)
 }
 
 // envInt reads an integer environment variable, 0 when unset or not a number (the flag

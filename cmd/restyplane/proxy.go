@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,10 +50,14 @@ type proxyConfig struct {
 	modules           string
 	luaPath           string
 	streamModule      string
+	streamJSModule    string
 	modSecurityModule string
 	user              string
 	keep              bool
 	logs              string
+	// reserved is the port restyplane's own listener (--listen) takes, which no server
+	// may take as its own port.
+	reserved []int
 }
 
 func (c *proxyConfig) flags(fs *flag.FlagSet) {
@@ -70,6 +76,8 @@ func (c *proxyConfig) flags(fs *flag.FlagSet) {
 		"comma-separated dynamic modules to load, in order (detected) (env RESTYPLANE_NGINX_MODULES)")
 	fs.StringVar(&c.streamModule, "nginx-stream-module", env("RESTYPLANE_NGINX_STREAM_MODULE", d.StreamModule),
 		"the stream module to load when a server passes TLS through, empty when built in (detected) (env RESTYPLANE_NGINX_STREAM_MODULE)")
+	fs.StringVar(&c.streamJSModule, "nginx-stream-js-module", env("RESTYPLANE_NGINX_STREAM_JS_MODULE", d.StreamJSModule),
+		"njs's stream module, loaded when a plain port serves gRPC (h2c) beside HTTP/1.1, empty when built in (detected) (env RESTYPLANE_NGINX_STREAM_JS_MODULE)")
 	fs.StringVar(&c.modSecurityModule, "nginx-modsecurity-module", env("RESTYPLANE_NGINX_MODSECURITY_MODULE", d.ModSecurityModule),
 		"the ModSecurity module to load when a location has a WAF policy (detected) (env RESTYPLANE_NGINX_MODSECURITY_MODULE)")
 	fs.StringVar(&c.luaPath, "lua-path", env("RESTYPLANE_LUA_PATH", d.LuaPath),
@@ -86,7 +94,7 @@ func (c *proxyConfig) flags(fs *flag.FlagSet) {
 func (c *proxyConfig) options(dataDir string, log *slog.Logger) (nginx.Options, error) {
 	o := nginx.Detect()
 	o.Binary, o.LuaPath, o.User, o.StreamModule = c.binary, c.luaPath, c.user, c.streamModule
-	o.ModSecurityModule = c.modSecurityModule
+	o.ModSecurityModule, o.StreamJSModule = c.modSecurityModule, c.streamJSModule
 	o.Modules = nil
 	for _, m := range strings.Split(c.modules, ",") {
 		if m = strings.TrimSpace(m); m != "" {
@@ -94,6 +102,7 @@ func (c *proxyConfig) options(dataDir string, log *slog.Logger) (nginx.Options, 
 		}
 	}
 	o.ProxyListen, o.TLSListen, o.Logger, o.KeepRunning = c.listen, c.tlsListen, log, c.keep
+	o.ReservedPorts = c.reserved
 	switch c.logs {
 	case "files":
 	case "stdout":
@@ -143,6 +152,15 @@ func backendCounters(c map[string]nginx.Counter) map[string]api.BackendCounter {
 		out[k] = api.BackendCounter{Requests: v.Requests, Errors: v.Errors, Clients: v.Clients}
 	}
 	return out
+}
+
+// portOf is the port of a host:port address, none when it has no numeric one.
+func portOf(addr string) []int {
+	_, p, err := net.SplitHostPort(addr)
+	if n, err2 := strconv.Atoi(p); err == nil && err2 == nil && n > 0 {
+		return []int{n}
+	}
+	return nil
 }
 
 // startProxy starts (or attaches to) OpenResty and its applier; it returns nil in mode off.

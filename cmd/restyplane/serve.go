@@ -148,6 +148,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("--tls-cert and --tls-key go together")
 	}
 
+	cfg.proxy.reserved = portOf(cfg.listen)
 	px, err := startProxy(ctx, cfg.proxy, cfg.dataDir, st, reg, log)
 	if err != nil {
 		return err
@@ -170,6 +171,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_ = watcher.Run(wctx)
 	}()
 	defer func() { wcancel(); <-wdone }()
+	cfg.kube.httpPort, cfg.kube.httpsPort = listenPort(cfg.proxy.listen), listenPort(cfg.proxy.tlsListen)
 	rec, kubeDone, err := startReconciler(ctx, cfg.kube, st, applier, log)
 	if err != nil {
 		return err

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -18,11 +17,8 @@ import (
 // AdminClient talks to the Lua admin endpoint of one instance over its unix socket.
 type AdminClient struct {
 	http *http.Client
-	// push sends pushes on a kept-alive connection: a new connection costs a busy worker
-	// an accept before it reads the push, on the hot path of every change. Any worker of
-	// any generation will do, since shared memory outlives a reload; a connection that an
-	// old worker closed is replaced by a retry, which a push allows (isPush).
-	push     *http.Client
+	// kept sends pushes and counter reads on a kept-alive connection (see keptConn).
+	kept     *keptConn
 	resolver hostResolver
 }
 
@@ -34,13 +30,11 @@ func NewAdminClient(socket string) *AdminClient {
 	// answered every admin read compressed; on a local socket that cost nginx a deflate
 	// and the agent a gunzip (with its 32 KiB window) per counter read, for nothing.
 	return &AdminClient{
-		push: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 1, DisableCompression: true}},
+		kept: &keptConn{socket: socket},
 		http: &http.Client{
-			Timeout: 10 * time.Second,
+			Timeout: adminTimeout,
 			Transport: &http.Transport{
-				DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-					return d.DialContext(ctx, "unix", socket)
-				},
+				DialContext: dial,
 				// Each call gets a fresh connection: a kept-alive one could reach a worker
 				// of the previous generation while a reload is being confirmed.
 				DisableKeepAlives:  true,
@@ -127,53 +121,38 @@ func (c *AdminClient) BackendCounters(ctx context.Context, epoch int64) (map[str
 // do sends one request; a 404 becomes api not_found, any other failure an error that
 // carries the endpoint's message.
 func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
+	var body []byte
 	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
 			return fmt.Errorf("admin %s %s: %w", method, path, err)
 		}
-		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://admin"+path, body)
+	var status int
+	var data []byte
+	var err error
+	if isPush(method, path) || isCounterRead(method, path) {
+		// A push stores the same version and bodies however often it arrives, and
+		// counters live in shared memory, the same for every worker of every generation:
+		// both go on the kept-alive connection, which may send them twice.
+		status, data, err = c.kept.roundTrip(ctx, method, path, body)
+	} else {
+		status, data, err = c.fresh(ctx, method, path, body)
+	}
 	if err != nil {
 		return fmt.Errorf("admin %s %s: %w", method, path, err)
 	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	client := c.http
-	if isPush(method, path) {
-		// A push stores the same version and bodies however often it arrives, so net/http
-		// may send it again on a new connection when a kept-alive one was closed.
-		req.Header.Set("Idempotency-Key", "push")
-		client = c.push
-	} else if isCounterRead(method, path) {
-		// Counters live in shared memory, the same for every worker of every generation,
-		// and an agent reads them for every report: a kept-alive connection spares nginx
-		// an accept and the agent a dial each time.
-		client = c.push
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("admin %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("admin %s %s: %w", method, path, err)
-	}
-	if resp.StatusCode != http.StatusOK {
+	if status != http.StatusOK {
 		var e struct {
 			Error string `json:"error"`
 		}
 		if json.Unmarshal(data, &e) != nil || e.Error == "" {
 			e.Error = string(bytes.TrimSpace(data))
 		}
-		if resp.StatusCode == http.StatusNotFound {
+		if status == http.StatusNotFound {
 			return api.Errorf(api.ENotFound, "%s", e.Error)
 		}
-		return fmt.Errorf("admin %s %s: %s: %s", method, path, resp.Status, e.Error)
+		return fmt.Errorf("admin %s %s: %s: %s", method, path, statusText(status), e.Error)
 	}
 	if out == nil {
 		return nil
@@ -184,8 +163,27 @@ func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) 
 	return nil
 }
 
-// isCounterRead reports whether a request reads the request counters (GET, so net/http
-// retries it on a new connection when a kept-alive one was closed).
+// fresh sends one request on a connection of its own: a kept-alive one could reach a
+// worker of the previous generation while a reload is being confirmed.
+func (c *AdminClient) fresh(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "http://admin"+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAdminAnswer))
+	return resp.StatusCode, data, err
+}
+
+// isCounterRead reports whether a request reads the request counters (a GET, which may be
+// sent again on a new connection when a kept-alive one was closed).
 func isCounterRead(method, path string) bool {
 	return method == http.MethodGet && (path == "/counters" || strings.HasPrefix(path, "/backend-counters?"))
 }

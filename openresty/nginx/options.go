@@ -23,6 +23,9 @@ type Options struct {
 	// StreamModule is the stream module to load when a server passes TLS through; empty
 	// when the binary has it built in.
 	StreamModule string
+	// StreamJSModule is njs's stream module (Debian's libnginx-mod-stream-js), loaded when
+	// a plain port serves gRPC beside HTTP/1.1; empty when the binary has it built in.
+	StreamJSModule string
 	// ModSecurityModule is the ModSecurity connector to load when a location has a WAF
 	// policy (Debian's libnginx-mod-http-modsecurity).
 	ModSecurityModule string
@@ -36,6 +39,9 @@ type Options struct {
 	// ProxyListen and TLSListen are the addresses servers listen on for HTTP and HTTPS.
 	ProxyListen string
 	TLSListen   string
+	// ReservedPorts are ports no server may take as its own (api.Server.Port): the ports
+	// restyplane itself listens on, beside nginx.
+	ReservedPorts []int
 	// User is the user nginx workers run as when the master runs as root; empty keeps
 	// nginx's compiled-in default (usually nobody). Workers need to traverse the prefix
 	// (mode 0711 is enough) to reach their temporary files.
@@ -122,8 +128,10 @@ func (o Options) RenderOptions(generation string) render.Options {
 		Modules:           o.Modules,
 		LuaPath:           o.LuaPath,
 		StreamModule:      o.StreamModule,
+		StreamJSModule:    o.StreamJSModule,
 		ModSecurityModule: o.ModSecurityModule,
 		StubStatus:        o.StubStatus,
+		ReservedPorts:     o.ReservedPorts,
 		User:              o.User,
 		WorkerDir:         o.WorkerDir,
 		LogsToStdio:       o.LogsTo != nil,

@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"time"
 
@@ -49,7 +50,7 @@ func (in *Instance) Push(ctx context.Context, version int64, p render.Push) ([]a
 		var s []api.SkippedObject
 		var err error
 		if in.opts.CountersWithPush {
-			var c map[string]Counter
+			var c json.RawMessage
 			s, c, err = in.admin.PushBackendsAndCount(ctx, version, p.Backends, p.DeletedBackends, p.Full)
 			in.keepCounters(version, c)
 		} else {
@@ -82,7 +83,9 @@ func (in *Instance) Counters(ctx context.Context, epoch int64) (map[string]Count
 	in.pushCounters = keptCounters{}
 	in.mu.Unlock()
 	if kept.counters != nil && kept.epoch == epoch && time.Since(kept.at) < pushCountersFresh {
-		return kept.counters, nil
+		if c, err := DecodeCounters(kept.counters); err == nil {
+			return c, nil
+		}
 	}
 	return in.admin.BackendCounters(ctx, epoch)
 }
@@ -94,12 +97,12 @@ const pushCountersFresh = time.Second
 // keptCounters are the backend counters a push's answer carried, for the next Counters.
 type keptCounters struct {
 	epoch    int64
-	counters map[string]Counter
+	counters json.RawMessage // as the push answered them, decoded by Counters
 	at       time.Time
 }
 
 // keepCounters holds a push's counters for the next Counters of epoch; nil drops any.
-func (in *Instance) keepCounters(epoch int64, c map[string]Counter) {
+func (in *Instance) keepCounters(epoch int64, c json.RawMessage) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.pushCounters = keptCounters{epoch: epoch, counters: c, at: time.Now()}

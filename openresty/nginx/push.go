@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -29,13 +30,14 @@ type pushCertificate struct {
 
 // pushAnswer is what a push answers: the objects the admin endpoint could not store (a
 // shared dict that is full), each left as it was, and the backend counters when the push
-// asked for them.
+// asked for them. The counters stay encoded: the push's answer is on the way of a change
+// to the whole fleet, the counters are for the report that follows it.
 type pushAnswer struct {
 	Skipped []struct {
 		Name   string `json:"name"`
 		Reason string `json:"reason"`
 	} `json:"skipped"`
-	Counters map[string]Counter `json:"counters"`
+	Counters json.RawMessage `json:"counters"`
 }
 
 func (a pushAnswer) objects(kind string) []api.SkippedObject {
@@ -59,13 +61,13 @@ func (c *AdminClient) PushBackends(ctx context.Context, version int64, backends 
 
 // PushBackendsAndCount is PushBackends whose answer also carries the backend counters,
 // as BackendCounters(version) returns them, read right after the push stored its
-// backends: it makes version the counting epoch. counters is nil when the endpoint did not
-// answer them.
-func (c *AdminClient) PushBackendsAndCount(ctx context.Context, version int64, backends []api.Backend, deleted []string, replace bool) (skipped []api.SkippedObject, counters map[string]Counter, err error) {
+// backends: it makes version the counting epoch. counters is their JSON encoding
+// (DecodeCounters), nil when the endpoint did not answer them.
+func (c *AdminClient) PushBackendsAndCount(ctx context.Context, version int64, backends []api.Backend, deleted []string, replace bool) (skipped []api.SkippedObject, counters json.RawMessage, err error) {
 	return c.pushBackends(ctx, pushBody{Version: version, Deleted: deleted, Replace: replace, CountersEpoch: &version}, backends)
 }
 
-func (c *AdminClient) pushBackends(ctx context.Context, body pushBody, backends []api.Backend) ([]api.SkippedObject, map[string]Counter, error) {
+func (c *AdminClient) pushBackends(ctx context.Context, body pushBody, backends []api.Backend) ([]api.SkippedObject, json.RawMessage, error) {
 	resolved, skipped := resolve(ctx, c.resolver, backends)
 	body.Backends = resolved
 	var ans pushAnswer
@@ -74,7 +76,19 @@ func (c *AdminClient) pushBackends(ctx context.Context, body pushBody, backends 
 	}
 	// Counters stay nil when workers of an older restyplane (an adopted nginx) ignored the
 	// ask: the push itself applied, and the caller reads the counters as before.
+	if len(ans.Counters) == 0 || string(ans.Counters) == "null" {
+		ans.Counters = nil
+	}
 	return append(skipped, ans.objects(api.KindBackend)...), ans.Counters, nil
+}
+
+// DecodeCounters decodes the counters a push answered (PushBackendsAndCount).
+func DecodeCounters(raw json.RawMessage) (map[string]Counter, error) {
+	out := map[string]Counter{}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("decode the counters a push answered: %w", err)
+	}
+	return out, nil
 }
 
 // PushCertificates stores certificates (with their keys) stamped with version, for

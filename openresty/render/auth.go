@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/restyplane/restyplane/api"
@@ -25,6 +26,9 @@ type extAuthView struct {
 	URL, Method, Signin      string
 	RequestRedirect          string
 	Headers                  []authHeader
+	// Defaults are the headers of api.AuthRequestHeaders that the auth's RequestHeaders,
+	// Set, do not replace: fixed text of the renderer's, written as it is.
+	Defaults, Set            []api.Header
 	HostHeader, SNI, Refused string
 	// Define are the variables of api.AuthVariables that URL names and nginx does not
 	// define itself, which the subrequest's location defines (see authVarDefinitions).
@@ -66,7 +70,7 @@ func newAuthView(a *api.LocationAuth) *authView {
 		}
 	}
 	if e := a.External; e != nil {
-		x := &extAuthView{URL: e.URL, Method: e.Method, Signin: e.Signin, RequestRedirect: e.RequestRedirect}
+		x := &extAuthView{URL: rootedURL(e.URL), Method: e.Method, Signin: e.Signin, RequestRedirect: e.RequestRedirect}
 		names, _ := api.AuthURLVariables("url", e.URL) // validated; authURLQuote checks again
 		seen := map[string]bool{}
 		for _, n := range names {
@@ -78,6 +82,7 @@ func newAuthView(a *api.LocationAuth) *authView {
 		if x.Method == "" {
 			x.Method = "GET"
 		}
+		x.Defaults, x.Set = authDefaultHeaders(e.RequestHeaders), e.RequestHeaders
 		for _, h := range e.ResponseHeaders {
 			x.Headers = append(x.Headers, authHeader{Name: h,
 				Upstream: "$upstream_http_" + strings.ReplaceAll(strings.ToLower(h), "-", "_")})
@@ -85,6 +90,31 @@ func newAuthView(a *api.LocationAuth) *authView {
 		v.External = x
 	}
 	return v
+}
+
+// rootedURL gives a URL with a query but no path the path "/": proxy_pass would send the
+// query alone as the request's target (GET ?code=200), which no server takes.
+func rootedURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	if i := strings.IndexAny(rest, "/?"); i >= 0 && rest[i] == '?' {
+		return scheme + "://" + rest[:i] + "/" + rest[i:]
+	}
+	return u
+}
+
+// authDefaultHeaders are the headers of api.AuthRequestHeaders that an external auth's own
+// do not replace: nginx would send both of two proxy_set_header of one name.
+func authDefaultHeaders(own []api.Header) []api.Header {
+	var out []api.Header
+	for _, d := range api.AuthRequestHeaders {
+		if !slices.ContainsFunc(own, func(h api.Header) bool { return strings.EqualFold(h.Name, d.Name) }) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // resolveAuth names the htpasswd files of a server block's locations and numbers its

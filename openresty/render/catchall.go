@@ -19,7 +19,11 @@ func markCatchAll(sv *serverView) {
 	if !contains(sv.Hostnames, api.CatchAllHostname) {
 		return
 	}
-	sv.Default = true
+	if sv.Port != 0 || sv.TLSPort != 0 {
+		sv.OwnDefault = true // the default server of its own sockets (see ownListens)
+	} else {
+		sv.Default = true
+	}
 	names := []string{api.CatchAllHostname}
 	for _, h := range sv.Hostnames {
 		if h != api.CatchAllHostname {
@@ -42,7 +46,7 @@ func (v *confView) catchAll() {
 	}
 	v.TLS = true
 	for _, sv := range v.Servers {
-		if sv.TLS == "" && !sv.Default {
+		if sv.TLS == "" && !sv.Default && sv.Port == 0 {
 			v.PlainHosts = append(v.PlainHosts, sv.Hostnames...)
 		}
 	}
@@ -56,7 +60,7 @@ func (v *confView) catchAll() {
 // reachable says whether some request reaches the block: it is the default server, or it
 // names a hostname a client can send.
 func (sv *serverView) reachable() bool {
-	if sv.Default {
+	if sv.Default || sv.OwnDefault {
 		return true
 	}
 	for _, h := range sv.Hostnames {

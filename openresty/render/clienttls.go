@@ -53,10 +53,10 @@ func newClientTLSView(servers []*api.Server, hostnames []string) (*clientTLSView
 		cert = "$ssl_client_escaped_cert"
 	}
 	v.Headers = []defaultHeader{
-		{"ssl-client-verify", "$ssl_client_verify"},
-		{"ssl-client-subject-dn", "$ssl_client_s_dn"},
-		{"ssl-client-issuer-dn", "$ssl_client_i_dn"},
-		{"ssl-client-cert", cert},
+		{Name: "ssl-client-verify", Value: "$ssl_client_verify"},
+		{Name: "ssl-client-subject-dn", Value: "$ssl_client_s_dn"},
+		{Name: "ssl-client-issuer-dn", Value: "$ssl_client_i_dn"},
+		{Name: "ssl-client-cert", Value: cert},
 	}
 	return v, nil
 }

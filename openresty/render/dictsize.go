@@ -26,6 +26,8 @@ const (
 	// objectOverhead bounds, per backend, the JSON keys and numbers the Lua side encodes
 	// besides the strings counted one by one.
 	objectOverhead = 512
+	// affinityOverhead bounds the JSON keys, numbers and booleans of an affinity.
+	affinityOverhead = 192
 	// endpointBytes bounds one encoded endpoint besides its address.
 	endpointBytes = 96
 )
@@ -61,8 +63,8 @@ func sizeConfig(cfg api.Config) DictSizes {
 // become up to MaxAddressesPerName addresses when it is resolved.
 func backendBytes(name string, b *api.Backend) int {
 	n := objectOverhead + 2*len(name) + len(b.HashBy) + len(b.LoadBalance)
-	if b.Affinity != nil {
-		n += len(b.Affinity.Cookie)
+	if a := b.Affinity; a != nil {
+		n += affinityOverhead + len(a.Cookie) + len(a.Mode) + len(a.Path) + len(a.Domain) + len(a.SameSite)
 	}
 	if c := b.Canary; c != nil {
 		n += len(c.Backend) + len(c.Header) + len(c.HeaderValue) + len(c.Cookie)

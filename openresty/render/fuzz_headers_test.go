@@ -112,6 +112,9 @@ var headersSeeds = []headersInput{
 	{"Host", "api.internal", "X-Forwarded-For", "10.0.0.1", "Upgrade", "Content-Security-Policy", "default-src 'self' {x} #y", "Server-Timing", "", 404},
 	{"X$a", `v" ; return 200 "x`, "X-A", "a;b", "X-B", "X-C", "$host", "X-D", `"; deny all; "`, 200},
 	{"X.b!", "a{b}", "X-A", "#c", "x'y", "X|z", "v\\w", "X`q", "ok {}", 410},
+	// Values that name variables of api.HeaderVariables, as translated snippets write them.
+	{"X-Client-DN", "$ssl_client_s_dn", "X-A", "a", "X-B", "Request-Id", "$req_id", "X-D", "", 204},
+	{"X-URL", "$scheme://$host$request_uri", "X-A", "a", "X-B", "X-Via", "proxy $remote_addr;x", "X-D", "", 204},
 }
 
 func FuzzRenderHeaders(f *testing.F) {

@@ -10,9 +10,11 @@ import (
 	"github.com/restyplane/restyplane/openresty/render"
 )
 
-// fuzzInput is every value of a config that reaches nginx.conf and comes from a user.
+// fuzzInput is every value of a config that reaches nginx.conf and comes from a user; gw
+// are Gateway API's, on a server of their own.
 type fuzzInput struct {
 	host, prefix, exact, regex, header, value, rewrite, backend, cert, gzip, timeout, size string
+	gw                                                                                     gatewayInput
 }
 
 // defaultHeaderNames are the headers every location sets itself; a location header of the
@@ -43,6 +45,7 @@ func (in fuzzInput) benign() fuzzInput {
 	if in.timeout == "" {
 		b.timeout = ""
 	}
+	b.gw = in.gw.benign()
 	return b
 }
 
@@ -61,9 +64,19 @@ func (in fuzzInput) config() api.Config {
 			{Path: in.exact, Match: api.MatchExact, Backend: in.backend, Timeouts: &api.Timeouts{Read: in.timeout}},
 			{Path: in.regex, Match: api.MatchRegex, Backend: in.backend},
 		}}
-	return api.Config{Settings: s, Servers: []api.Server{srv},
+	cfg := api.Config{Settings: s, Servers: []api.Server{srv},
 		Backends:     []api.Backend{{Name: in.backend}},
 		Certificates: []api.Certificate{{Name: in.cert}}}
+	gw, ok := in.gw.server(in.backend)
+	if !ok || in.host == gatewayHost {
+		cfg.Servers = nil // not valid: checkNoInjection skips it
+		return cfg
+	}
+	cfg.Servers = append(cfg.Servers, gw)
+	if in.gw.mirror != in.backend {
+		cfg.Backends = append(cfg.Backends, api.Backend{Name: in.gw.mirror})
+	}
+	return cfg
 }
 
 // second is the path of a prefix location nested in the fuzzed one.
@@ -71,7 +84,7 @@ func (in fuzzInput) second() string { return strings.TrimRight(in.prefix, "/") +
 
 // valid reports whether api accepts the config: only such configs reach the renderer.
 func valid(cfg api.Config) bool {
-	if cfg.Settings.Validate() != nil {
+	if cfg.Settings.Validate() != nil || len(cfg.Servers) == 0 {
 		return false
 	}
 	for _, b := range cfg.Backends {
@@ -99,10 +112,17 @@ func checkNoInjection(t *testing.T, in fuzzInput) {
 	if !valid(cfg) {
 		return
 	}
-	got, _ := sameStructure(t, in, cfg, in.benign().config())
+	got, real := sameStructure(t, in, cfg, in.benign().config())
 	header, regex := false, false
 	prefixRe := ""
+	server := ""
 	for _, s := range got {
+		if s.name == "server_name" {
+			server = strings.Join(s.args, " ")
+		}
+		if server == gatewayHost {
+			continue // checkGateway's
+		}
 		switch {
 		case s.name == "server_name" && !cmp.Equal(s.args, []string{in.host}):
 			t.Fatalf("server_name args = %q, want [%q]", s.args, in.host)
@@ -132,6 +152,7 @@ func checkNoInjection(t *testing.T, in fuzzInput) {
 	if !regex {
 		t.Fatalf("no regex location %q survives nginx's tokenizer intact", in.regex)
 	}
+	checkGateway(t, in.gw, got, real)
 }
 
 // checkPrefixRegex fails unless re, the regex of a prefix location or of a block that
@@ -180,22 +201,42 @@ func checkPrefixRegex(t *testing.T, re string, prefixes ...string) {
 }
 
 var fuzzSeeds = []fuzzInput{
-	{"shop.example.com", "/api", "/health", `^/v[0-9]+/items$`, "X-Team", "checkout", "/", "shop-api", "shop-tls", "application/json", "5s", "1m"},
-	{"*.example.com", "/", "/", `^/a\.b`, "Host", "example.com", "", "b.1", "c-1", "text/css", "", "10k"},
-	{"a.example;return", "/x;return 200", "/y", `/a"b`, "X-A", `v" ; return 200 "x`, "/z{", "b", "c", "text/plain", "1s", "1m"},
-	{"example.*", "/a/b/", "/a/b", `^/(a|b)+[{}]{2}$`, "connection", "a b c", "/w/", "b", "c", "image/svg+xml", "500ms", "1"},
-	{"x.example", "/'quoted'", "/semi;colon", `^/\d+\}\{`, "X-Esc", `back\slash`, "/r", "b", "c", "text/*", "1h", "2m"},
-	{"x.example", "/%7B", "/#hash", `/$`, "X-Dollar", "$host", "/$uri", "b", "c", "text/x", "1s", "1m"},
-	{"x.example", "/a.b+c(d)*e/", "/a.b+c(d)*e", `^/a.b`, "X-A", "v", "/w.x", "b", "c", "text/x", "1s", "1m"},
-	{"_", "/", "/e", `^/r`, "X-A", "v", "", "b", "c", "text/x", "1s", "1m"}, // the catch-all
+	{"shop.example.com", "/api", "/health", `^/v[0-9]+/items$`, "X-Team", "checkout", "/", "shop-api", "shop-tls", "application/json", "5s", "1m", gatewaySeeds[0]},
+	{"*.example.com", "/", "/", `^/a\.b`, "Host", "example.com", "", "b.1", "c-1", "text/css", "", "10k", gatewaySeeds[1]},
+	{"a.example;return", "/x;return 200", "/y", `/a"b`, "X-A", `v" ; return 200 "x`, "/z{", "b", "c", "text/plain", "1s", "1m", gatewaySeeds[2]},
+	{"example.*", "/a/b/", "/a/b", `^/(a|b)+[{}]{2}$`, "connection", "a b c", "/w/", "b", "c", "image/svg+xml", "500ms", "1", gatewaySeeds[3]},
+	{"x.example", "/'quoted'", "/semi;colon", `^/\d+\}\{`, "X-Esc", `back\slash`, "/r", "b", "c", "text/*", "1h", "2m", gatewaySeeds[4]},
+	{"x.example", "/%7B", "/#hash", `/$`, "X-Dollar", "$host", "/$uri", "b", "c", "text/x", "1s", "1m", gatewaySeeds[5]},
+	{"x.example", "/a.b+c(d)*e/", "/a.b+c(d)*e", `^/a.b`, "X-A", "v", "/w.x", "b", "c", "text/x", "1s", "1m", gatewaySeeds[6]},
+	{"_", "/", "/e", `^/r`, "X-A", "v", "", "b", "c", "text/x", "1s", "1m", gatewaySeeds[7]}, // the catch-all
+	{"shop.example.com", "/api", "/health", `^/v[0-9]+/items$`, "X-Team", "checkout", "/", "shop-api", "shop-tls", "application/json", "5s", "1m", gatewaySeeds[8]},
+	{"shop.example.com", "/api", "/health", `^/v[0-9]+/items$`, "X-Team", "checkout", "/", "shop-api", "shop-tls", "application/json", "5s", "1m", gatewaySeeds[9]},
+}
+
+// gatewaySeeds are Gateway API's values of the seeds, valid and hostile.
+var gatewaySeeds = []gatewayInput{
+	{"GET", "X-Version", "2", `v[0-9]+(\.[0-9]+)?`, "animal", "whale", "/one", "example.org", "/new", "shadow", "9090"},
+	{"", "x-canary", "yes please", `yes|always`, "q", "1 2", "", "", "", "shop-api", ""},
+	{"POST", "X-A", `a"b`, `a b`, "a&b", "v$x", "/$uri", "a.example;return", "/x{", "m", "8080"},
+	{"PATCH", "X_Under", "v", `(a+)+`, "Q.x", "v", "/w", "", "/", "m", "0"},
+	{"get", "X-B", "}; return 200", `\}\{`, "n", `"`, "/f\n", "x.example", "/p", `sh"adow`, "abc"},
+	{"DELETE", "X-B", `v\`, `[{}"]`, "n", "v", "/f", "x.example", "/p", "m", "8443"},
+	{"OPTIONS", "X-B", "v", `a\z`, "n", "'v'", "/%7B", "x.example", "/a'b", "m", "65536"},
+	{"TRACE", "X-B", "{v}", `\d{1,3}`, "n~", "v", "/f", "x.example", "/p", "m", "1"},
+	{"HEAD", "X-B", "v", `\]\]`, "n", "v]]", "/f", "x.example", "/p", "m", ""},
+	{"CONNECT", "X-B", `--[[`, `-*`, "n", "--", "/f", "x.example", "/p", "m", ""},
 }
 
 func FuzzRender(f *testing.F) {
 	for _, s := range fuzzSeeds {
-		f.Add(s.host, s.prefix, s.exact, s.regex, s.header, s.value, s.rewrite, s.backend, s.cert, s.gzip, s.timeout, s.size)
+		g := s.gw
+		f.Add(s.host, s.prefix, s.exact, s.regex, s.header, s.value, s.rewrite, s.backend, s.cert, s.gzip, s.timeout, s.size,
+			g.method, g.matchHeader, g.matchValue, g.matchRegex, g.queryName, g.queryValue, g.rewriteFull, g.redirectHost, g.redirectPrefix, g.mirror, g.port)
 	}
-	f.Fuzz(func(t *testing.T, host, prefix, exact, regex, header, value, rewrite, backend, cert, gzip, timeout, size string) {
-		checkNoInjection(t, fuzzInput{host, prefix, exact, regex, header, value, rewrite, backend, cert, gzip, timeout, size})
+	f.Fuzz(func(t *testing.T, host, prefix, exact, regex, header, value, rewrite, backend, cert, gzip, timeout, size,
+		method, matchHeader, matchValue, matchRegex, queryName, queryValue, rewriteFull, redirectHost, redirectPrefix, mirror, port string) {
+		checkNoInjection(t, fuzzInput{host, prefix, exact, regex, header, value, rewrite, backend, cert, gzip, timeout, size,
+			gatewayInput{method, matchHeader, matchValue, matchRegex, queryName, queryValue, rewriteFull, redirectHost, redirectPrefix, mirror, port}})
 	})
 }
 
@@ -207,7 +248,7 @@ func TestRenderAddsNoDirective(t *testing.T) {
 		// Change one or two values of a valid config, so that many inputs pass validation.
 		in := fuzzSeeds[0]
 		for n := 1 + h.Intn(2); n > 0; n-- {
-			switch h.Intn(9) {
+			switch h.Intn(17) {
 			case 0:
 				in.host = h.word("h")
 			case 1:
@@ -226,6 +267,22 @@ func TestRenderAddsNoDirective(t *testing.T) {
 				in.gzip = "text/" + h.word("p")
 			case 8:
 				in.rewrite = "" // the prefixes then share a block
+			case 9:
+				in.gw.matchHeader = h.word("X")
+			case 10:
+				in.gw.matchValue = h.word("v")
+			case 11:
+				in.gw.matchRegex = h.word("r")
+			case 12:
+				in.gw.queryName, in.gw.queryValue = h.word("q"), h.word("v")
+			case 13:
+				in.gw.rewriteFull = h.word("/")
+			case 14:
+				in.gw.redirectHost = h.word("h")
+			case 15:
+				in.gw.redirectPrefix = h.word("/")
+			case 16:
+				in.gw.method, in.gw.mirror = "", h.word("m")
 			}
 		}
 		return in

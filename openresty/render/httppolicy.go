@@ -62,13 +62,21 @@ func newCORSConf(c *api.CORS) string {
 // redirectView is a location's redirect: an absolute URL is returned as it is; a path is
 // set into $rp_redirect and returned after the request's scheme and Host, as ingress-nginx
 // does, so that the Location names the host and port the client asked for.
+// The parts form (see redirectparts.go) has a Target instead of a URL, which may need the
+// port in PortFrom and a prefix path in Rest computed first.
 type redirectView struct {
-	Code int
-	URL  string
-	Path bool
+	Code     int
+	URL      string
+	Path     bool
+	Target   string
+	PortFrom string
+	Rest     *restView
+	// Captures: the URL names the regex location's groups ($1-$9), and the query is kept.
+	Captures bool
 }
 
-func newRedirectView(r *api.Redirect) *redirectView {
+func newRedirectView(l *api.Location) *redirectView {
+	r := l.Redirect
 	if r == nil {
 		return nil
 	}
@@ -76,7 +84,11 @@ func newRedirectView(r *api.Redirect) *redirectView {
 	if code == 0 {
 		code = 302
 	}
-	return &redirectView{Code: code, URL: r.URL, Path: strings.HasPrefix(r.URL, "/")}
+	v := &redirectView{Code: code, URL: r.URL, Path: strings.HasPrefix(r.URL, "/"), Captures: strings.Contains(r.URL, "$")}
+	if r.HasParts() {
+		v.withParts(r, l)
+	}
+	return v
 }
 
 // wwwView is a server block that answers a www partner name with a 308 to its hostname.

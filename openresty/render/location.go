@@ -42,6 +42,18 @@ type serverView struct {
 	// Default makes the block nginx's default_server, on HTTP and HTTPS: it holds the
 	// catch-all hostname, so it answers every Host (or none) that no block names.
 	Default bool
+	// Dispatch, from 1, is the block's route table among the conf's: its locations have
+	// conditions, and are named locations restyplane.match chooses from (see route.go).
+	Dispatch int
+	route    *routeTable
+	// MirrorLocations are the internal locations of the block's mirrors.
+	MirrorLocations []mirrorView
+	// Port and TLSPort are the block's own ports, 0 for the instance's (see ports.go);
+	// Listens, when it has any, are its listen directives, and OwnDefault makes it the
+	// default server of its own ports. HTTPSPort is where its HTTPS redirect goes.
+	Port, TLSPort, HTTPSPort int
+	Listens                  []listenView
+	OwnDefault               bool
 }
 
 // locationView is one nginx location block.
@@ -96,6 +108,8 @@ type locationView struct {
 	Expires string
 	// WAF is the location's web application firewall, nil without one.
 	WAF *wafView
+	// Mirrors are the internal locations that copy the location's requests.
+	Mirrors []string
 }
 
 // rewriteView is a prefix location's rewrite as two rewrite directives: RestRe captures
@@ -106,21 +120,30 @@ type locationView struct {
 type rewriteView struct {
 	RestRe, RestTo, Exact string
 	Regex, To             string
+	// Full replaces the whole path (a location's rewriteFull).
+	Full string
 }
 
-// defaultHeader is a proxy_set_header the template writes as it is: the values are nginx
-// variables chosen here, never user input.
-type defaultHeader struct{ Name, Value string }
+// defaultHeader is a proxy_set_header every location sends unless it sets the header
+// itself. The template writes the name and value as they are, nginx variables chosen
+// here, unless Quote says they are settings' proxySetHeaders, which it quotes.
+type defaultHeader struct {
+	Name, Value string
+	Quote       bool
+}
 
+// defaultHeaders are the headers sent upstream without useForwardedHeaders or
+// proxySetHeaders: the X-Forwarded-* headers say what the proxy sees, whatever the
+// client sent in them.
 var defaultHeaders = []defaultHeader{
-	{"Host", "$host"},
-	{"X-Real-IP", "$remote_addr"},
-	{"X-Forwarded-For", "$proxy_add_x_forwarded_for"},
-	{"X-Forwarded-Proto", "$scheme"},
-	{"X-Forwarded-Host", "$host"},
-	{"X-Forwarded-Port", "$server_port"},
-	{"Upgrade", "$http_upgrade"},
-	{"Connection", "$rp_connection"},
+	{Name: "Host", Value: "$host"},
+	{Name: "X-Real-IP", Value: "$remote_addr"},
+	{Name: "X-Forwarded-For", Value: "$remote_addr"},
+	{Name: "X-Forwarded-Proto", Value: "$scheme"},
+	{Name: "X-Forwarded-Host", Value: "$host"},
+	{Name: "X-Forwarded-Port", Value: "$server_port"},
+	{Name: "Upgrade", Value: "$http_upgrade"},
+	{Name: "Connection", Value: "$rp_connection"},
 }
 
 // newServerView makes one server block of the api servers that share its hostnames. nginx
@@ -129,11 +152,14 @@ var defaultHeaders = []defaultHeader{
 // their order, the prefix locations as regexes from the longest prefix down (neighbours
 // that differ only in their backend sharing a block), and last the root "/", which stays
 // a plain prefix that any regex overrides.
-func newServerView(servers []*api.Server, hostnames []string, ups map[string]upstreamView) (serverView, error) {
-	sv := serverView{Name: servers[0].Name, Hostnames: hostnames, CatchAll: true}
+func newServerView(servers []*api.Server, hostnames []string, ups map[string]upstreamView, defs []defaultHeader) (serverView, error) {
+	sv := serverView{Name: servers[0].Name, Hostnames: hostnames, CatchAll: true, Port: servers[0].Port}
 	for _, s := range servers {
+		if s.TLS != nil && sv.TLS != "" && s.TLS.Port != sv.TLSPort {
+			return serverView{}, fmt.Errorf("servers %q and %q share hostnames %v on one port with different HTTPS ports", sv.Name, s.Name, hostnames)
+		}
 		if s.TLS != nil && sv.TLS == "" {
-			sv.TLS, sv.Redirect = s.TLS.Certificate, s.TLS.Redirect
+			sv.TLS, sv.Redirect, sv.TLSPort = s.TLS.Certificate, s.TLS.Redirect, s.TLS.Port
 			sv.CertFile, sv.KeyFile = CertPaths(s.TLS.Certificate)
 			if s.TLS.DefaultCertificate {
 				// newConfView names the default certificate's files, which live in the
@@ -158,13 +184,16 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 			sv.AppRoot = s.AppRoot
 		}
 	}
-	var exact, regex, root []locationView
+	var exact, regex, root, named []locationView
 	var prefixes []prefixView
+	if hasWhen(servers) {
+		sv.route, sv.CatchAll = &routeTable{}, false
+	}
 	for _, s := range servers {
 		for i, l := range s.Locations {
 			base := locationView{Server: s.Name, Backend: l.Backend, Headers: l.SetHeaders,
-				DefaultHeaders: headersWithout(l.SetHeaders), Auth: newAuthView(l.Auth),
-				CORS: newCORSConf(l.CORS), Redirect: newRedirectView(l.Redirect), Proxy: newProxyView(l)}
+				DefaultHeaders: headersWithout(defs, l.SetHeaders), Auth: newAuthView(l.Auth),
+				CORS: newCORSConf(l.CORS), Redirect: newRedirectView(&l), Proxy: newProxyView(l)}
 			if l.Redirect == nil && l.Return == nil && !l.Deny { // a location that answers itself inspects nothing
 				base.WAF = newWAFView(s.EffectiveWAF(&l)) // policies
 			}
@@ -189,6 +218,18 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 			if t := l.Timeouts; t != nil {
 				base.Connect, base.Send, base.Read = t.Connect, t.Send, t.Read
 				base.TimeoutFlags = timeoutFlags(t)
+			}
+			if l.RewriteFull != "" {
+				base.Rewrite = &rewriteView{Full: l.RewriteFull}
+			}
+			if err := sv.withMirrors(&base, &l, ups, defs); err != nil {
+				return serverView{}, err
+			}
+			if sv.route != nil {
+				name := routeName(len(named))
+				named = append(named, namedLocation(base, &l, name))
+				sv.route.add(&l, name)
+				continue
 			}
 			switch trimmed := strings.TrimRight(l.Path, "/"); {
 			case l.Match == api.MatchExact:
@@ -228,6 +269,12 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 	}
 	regex = append(regex, shareBlocks(prefixes)...)
 	sv.Locations = append(append(exact, regex...), root...)
+	if sv.route != nil {
+		sv.Locations = named
+		if err := sv.route.order(); err != nil {
+			return serverView{}, err
+		}
+	}
 	return sv, nil
 }
 
@@ -286,9 +333,9 @@ func timeoutFlags(t *api.Timeouts) string {
 
 // headersWithout drops the default headers a location sets itself, so that nginx never
 // sends two of them.
-func headersWithout(set []api.Header) []defaultHeader {
+func headersWithout(defs []defaultHeader, set []api.Header) []defaultHeader {
 	var out []defaultHeader
-	for _, d := range defaultHeaders {
+	for _, d := range defs {
 		overridden := false
 		for _, h := range set {
 			overridden = overridden || strings.EqualFold(h.Name, d.Name)

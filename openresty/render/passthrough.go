@@ -112,14 +112,16 @@ func (v *confView) passthrough(opts Options, servers []api.Server, cfg api.Confi
 	return nil
 }
 
-// portBehindRouter makes X-Forwarded-Port name the TLS port on requests that came
-// through the router: the unix socket they arrive on has no port, and $server_port is
-// empty there. The map in the template gives $rp_server_port.
+// portBehindRouter makes X-Forwarded-Port name the port the client connected to on
+// requests that came through a stream router (passthrough's or h2c's): the unix socket
+// they arrive on has no port, and $server_port is empty there. The map in the template
+// gives $rp_server_port from the PROXY protocol header.
 func (v *confView) portBehindRouter() {
 	swap := func(hs []defaultHeader) []defaultHeader {
 		out := make([]defaultHeader, len(hs)) // the slices may be the shared defaults
 		for i, h := range hs {
-			if h.Value == "$server_port" {
+			// Settings' proxySetHeaders (Quote) name only api's variables, as written.
+			if h.Value == "$server_port" && !h.Quote {
 				h.Value = "$rp_server_port"
 			}
 			out[i] = h
@@ -133,6 +135,9 @@ func (v *confView) portBehindRouter() {
 		}
 		for j := range sv.ErrorLocations {
 			sv.ErrorLocations[j].Up.DefaultHeaders = swap(sv.ErrorLocations[j].Up.DefaultHeaders)
+		}
+		for j := range sv.MirrorLocations {
+			sv.MirrorLocations[j].Up.DefaultHeaders = swap(sv.MirrorLocations[j].Up.DefaultHeaders)
 		}
 	}
 }

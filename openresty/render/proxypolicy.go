@@ -75,8 +75,9 @@ func newProxyView(l api.Location) *proxyView {
 
 // resolveErrors gives each (error backend, code) of a server block one named location,
 // shared by the block's locations: they differ only in the origin headers, which come in
-// variables the location sets. ups says how backends that are not plain HTTP are spoken to.
-func resolveErrors(sv *serverView, ups map[string]upstreamView) {
+// variables the location sets. ups says how backends that are not plain HTTP are spoken to,
+// defs are the headers every location sends.
+func resolveErrors(sv *serverView, ups map[string]upstreamView, defs []defaultHeader) {
 	index := map[string]int{}
 	for i := range sv.Locations {
 		p := sv.Locations[i].Proxy
@@ -90,7 +91,7 @@ func resolveErrors(sv *serverView, ups map[string]upstreamView) {
 			if !ok {
 				n = len(sv.ErrorLocations)
 				index[key] = n
-				up := locationView{DefaultHeaders: defaultHeaders}
+				up := locationView{DefaultHeaders: defs}
 				withUpstream(&up, &api.Location{Backend: pg.Backend}, ups[pg.Backend])
 				sv.ErrorLocations = append(sv.ErrorLocations, errorPage{Code: pg.Code, Backend: pg.Backend,
 					Location: fmt.Sprintf("@restyplane_error_%d", n), Up: up})

@@ -54,6 +54,16 @@ func replacementQuote(s string) (string, error) {
 	return quoteRaw(s)
 }
 
+// captureRedirectQuote quotes a redirect URL that names a regex location's capture groups:
+// every '$' must start $1-$9, never a variable; the request's query follows, as nginx's
+// rewrite to a URL keeps it ($is_args$args, fixed text of the renderer's).
+func captureRedirectQuote(s string) (string, error) {
+	if _, err := replacementQuote(s); err != nil {
+		return "", err
+	}
+	return quoteRaw(s + "$is_args$args")
+}
+
 // quoteRaw escapes the two characters nginx's tokenizer treats specially inside double
 // quotes. The tokenizer turns `\\` back into `\` and keeps any other backslash pair as it
 // is, so doubling every backslash preserves regex escapes such as `\d` exactly.

@@ -33,6 +33,9 @@ type Options struct {
 	// StreamModule is the load_module path of nginx's stream module, loaded only when a
 	// server passes TLS through; empty when the binary has it built in.
 	StreamModule string
+	// StreamJSModule is the load_module path of njs's stream module, loaded only when a
+	// plain port serves gRPC beside HTTP/1.1 (h2c.go); empty when the binary has it built in.
+	StreamJSModule string
 	// ModSecurityModule is the load_module path of the ModSecurity connector, loaded only
 	// when a location has a WAF policy; empty when the binary has it built in.
 	ModSecurityModule string
@@ -52,6 +55,9 @@ type Options struct {
 	// Dicts sizes the shared dicts; zero sizes them from the config's own backends and
 	// certificates (SizeDicts). The applier, which renders without backends, sets it.
 	Dicts DictSizes
+	// ReservedPorts are ports no server may listen on as its own (the API's, where it
+	// shares the host's addresses).
+	ReservedPorts []int
 }
 
 var (
@@ -72,7 +78,7 @@ func Conf(cfg api.Config, opts Options) ([]byte, error) {
 	}
 	t, err := template.New("nginx.conf").Option("missingkey=error").Funcs(template.FuncMap{
 		"q": quote, "qre": regexQuote, "qcap": captureQuote, "qrw": replacementQuote, "qn": nameQuote, "qadd": appendQuote, "lua": luaQuote, "qwaf": wafQuote,
-		"qauth": authURLQuote,
+		"qauth": authURLQuote, "qv": proxyHeaderQuote, "qreq": requestURIQuote, "qurl": targetQuote, "qredir": captureRedirectQuote,
 	}).Parse(confTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("parse nginx.conf template: %w", err)

@@ -45,9 +45,9 @@ func shareable(a, b locationView) bool {
 	// An auth policy keeps its block too: its auth_request and headers are per location;
 	// and so do access lists and limits, which the block names; so do CORS and a redirect,
 	// which answer in the block itself, and proxy, retry and errors policies, whose
-	// directives are per block, and a WAF, whose rules are.
+	// directives are per block, and a WAF, whose rules are, and mirrors.
 	if a.Proxy != nil || b.Proxy != nil || a.Cache != nil || b.Cache != nil || a.Expires != "" || b.Expires != "" ||
-		a.WAF != nil || b.WAF != nil {
+		a.WAF != nil || b.WAF != nil || len(a.Mirrors)+len(b.Mirrors) > 0 {
 		return false
 	}
 	// Header filters and fixed answers are per block too.

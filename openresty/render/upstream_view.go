@@ -38,7 +38,7 @@ func withUpstream(v *locationView, l *api.Location, u upstreamView) {
 	if len(extra) > 0 {
 		// A new slice: l.SetHeaders belongs to the config.
 		v.Headers = append(append([]api.Header(nil), l.SetHeaders...), extra...)
-		v.DefaultHeaders = headersWithout(v.Headers)
+		v.DefaultHeaders = headersWithout(v.DefaultHeaders, v.Headers)
 	}
 	if u.GRPC {
 		// HTTP/2 has no connection upgrade, and forbids the Connection header.

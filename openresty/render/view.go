@@ -43,10 +43,32 @@ type confView struct {
 	Passthrough []passthroughView
 	HTTPSListen string
 	HTTPSSocket string
-	// LoadStream is the stream module to load, when passthrough needs it.
+	// LoadStream is the stream module to load, when passthrough or an h2c router needs it.
 	LoadStream string
+	// H2C are the routers of the plain ports where a block speaks gRPC (h2c.go), which
+	// njs's module (LoadStreamJS) runs with the script H2CScript.
+	H2C                     []h2cView
+	LoadStreamJS, H2CScript string
+	// Plain and PlainDefault are the listens of the blocks on the instance's own plain
+	// port (the second as its default server): ProxyListen, or an h2c router's sockets.
+	Plain, PlainDefault []listenView
+	// BehindRouter says some http listener takes its connections from a stream router,
+	// which names the client's address in the PROXY protocol header.
+	BehindRouter bool
 	// LoadModSecurity is the ModSecurity module to load, when a WAF policy needs it.
 	LoadModSecurity string
+	// Routes are the route tables of the blocks whose locations have conditions, as JSON
+	// in pieces short enough for nginx's tokenizer (see route.go).
+	Routes []string
+	// RedirectPorts says a redirect's port depends on the request's scheme: the map of
+	// $rp_redirect_port_suffix is declared.
+	RedirectPorts bool
+	// PortDefaults are the sockets of servers on ports of their own that no catch-all
+	// server holds, each with its listens (one, or an h2c router's two): a block answers
+	// 404 there. HTTPSDefault says some block listens on
+	// the instance's own HTTPS socket, where the 404 block then listens too.
+	PortDefaults [][]listenView
+	HTTPSDefault bool
 }
 
 // realIPView is the realip module's directives: From are CIDRs of api's grammar.
@@ -92,6 +114,7 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 	for _, c := range cfg.Certificates {
 		certs[c.Name] = true
 	}
+	proxyPort, _ := listenPort(opts.ProxyListen)
 	servers := append([]api.Server(nil), cfg.Servers...)
 	sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
 	for i := range servers {
@@ -102,6 +125,9 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		}
 		if srv.TLS != nil && !srv.TLS.DefaultCertificate && !certs[srv.TLS.Certificate] {
 			return nil, &ServerError{srv.Name, fmt.Errorf("certificate %q is not in the config", srv.TLS.Certificate)}
+		}
+		if err := ownPorts(srv, opts, proxyPort, v.TLSPort); err != nil {
+			return nil, &ServerError{srv.Name, err}
 		}
 		for _, h := range srv.Hostnames {
 			for v.HashBucket < len(h)+32 {
@@ -126,9 +152,10 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		return nil, err
 	}
 	caFile := func(name string) (string, bool) { f, ok := cas[name]; return f, ok }
+	defs := proxyHeaders(s)
 	reached := map[string]bool{}
 	for _, g := range groupByHostnames(servers) {
-		sv, err := newServerView(g.servers, g.hostnames, ups)
+		sv, err := newServerView(g.servers, g.hostnames, ups, defs)
 		if err != nil {
 			return nil, &ServerError{g.servers[0].Name, err}
 		}
@@ -142,7 +169,7 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		for _, x := range sv.AuthLocations {
 			addressAuth(x, opts.AuthAddrs)
 		}
-		resolveErrors(&sv, ups) // policies
+		resolveErrors(&sv, ups, defs) // policies
 		if err := resolveClientTLS(&sv, caFile); err != nil {
 			return nil, &ServerError{sv.Name, err}
 		}
@@ -158,6 +185,12 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		for _, e := range sv.ErrorLocations { // policies
 			blocks[e.Up.Up.Block] = true
 		}
+		for _, m := range sv.MirrorLocations {
+			blocks[m.Up.Up.Block] = true
+		}
+	}
+	if err := v.routeTables(); err != nil {
+		return nil, err
 	}
 	v.Upstreams = sortedBlocks(blocks)
 	v.WWW = wwwRedirects(servers)
@@ -167,6 +200,14 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		return nil, err
 	}
 	v.resolveWAF(opts) // policies
+	if err := v.h2cRouters(opts); err != nil {
+		return nil, err
+	}
+	v.redirectPorts()
+	if err := v.ownListens(); err != nil {
+		return nil, err
+	}
+	v.h2cListens()
 	if err := checkReachable(v, servers, reached); err != nil {
 		return nil, err
 	}
@@ -226,6 +267,7 @@ func withDefaultSettings(s api.Settings) api.Settings {
 // serverGroup is a set of hostnames claimed by the same api servers. nginx gives a
 // hostname to one server block only, while api lets servers share a hostname with
 // different paths (as Ingresses do), so each distinct set of owners becomes one block.
+// Servers on different ports of their own have blocks of their own.
 // In the common case every api.Server is its own group.
 type serverGroup struct {
 	servers   []*api.Server
@@ -236,14 +278,14 @@ func groupByHostnames(servers []api.Server) []serverGroup {
 	owners := map[string][]*api.Server{}
 	for i := range servers {
 		for _, h := range servers[i].Hostnames {
-			owners[h] = append(owners[h], &servers[i])
+			owners[servers[i].ClaimHost(h)] = append(owners[servers[i].ClaimHost(h)], &servers[i])
 		}
 	}
 	index := map[string]int{}
 	var groups []serverGroup
 	for i := range servers {
 		for _, h := range servers[i].Hostnames {
-			own := owners[h]
+			own := owners[servers[i].ClaimHost(h)]
 			names := make([]string, len(own))
 			for j, s := range own {
 				names[j] = s.Name

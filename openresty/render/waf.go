@@ -32,7 +32,7 @@ type wafView struct {
 // wafTransactionIDs are the variables a policy's transactionID may name.
 var wafTransactionIDs = map[string]string{
 	api.WAFIDRequest:       "$request_id",
-	api.WAFIDClientRequest: "$rp_request_id",
+	api.WAFIDClientRequest: "$req_id",
 }
 
 // newWAFView carries the policy that applies to a location; its rules are written by

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
 
 // missingHint says how to get the binaries a cluster needs.
@@ -30,13 +31,19 @@ type Cluster struct {
 	// Config reaches the API server as a cluster administrator.
 	Config *rest.Config
 	Client kubernetes.Interface
-	env    *envtest.Environment
-	assets string
+	// Gateway reaches Gateway API's resources; they are served when the cluster was
+	// started by StartGatewayAPI.
+	Gateway gatewayclient.Interface
+	env     *envtest.Environment
+	assets  string
 }
 
 // Start starts a cluster from ./bin/kube-apiserver (found by walking up to the module root)
 // and the etcd on PATH. Stop it with Stop.
-func Start() (*Cluster, error) {
+func Start() (*Cluster, error) { return start(nil) }
+
+// start starts a cluster and installs the CRDs in crdDirs.
+func start(crdDirs []string) (*Cluster, error) {
 	apiserver, etcd, err := binaries()
 	if err != nil {
 		return nil, err
@@ -52,7 +59,8 @@ func Start() (*Cluster, error) {
 			return nil, fmt.Errorf("link %s: %w", name, err)
 		}
 	}
-	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: time.Minute}
+	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: time.Minute,
+		CRDDirectoryPaths: crdDirs, ErrorIfCRDPathMissing: len(crdDirs) > 0}
 	cfg, err := env.Start()
 	if err != nil {
 		os.RemoveAll(assets)
@@ -64,14 +72,26 @@ func Start() (*Cluster, error) {
 		os.RemoveAll(assets)
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	return &Cluster{Config: cfg, Client: client, env: env, assets: assets}, nil
+	gw, err := gatewayclient.NewForConfig(cfg)
+	if err != nil {
+		_ = env.Stop()
+		os.RemoveAll(assets)
+		return nil, fmt.Errorf("gateway client: %w", err)
+	}
+	return &Cluster{Config: cfg, Client: client, Gateway: gw, env: env, assets: assets}, nil
 }
 
 // StartT starts a cluster for one test and stops it when the test ends. A missing binary
 // fails the test with what to run.
 func StartT(tb testing.TB) *Cluster {
 	tb.Helper()
-	c, err := Start()
+	return startT(tb, Start)
+}
+
+// startT starts a cluster with start for one test and stops it when the test ends.
+func startT(tb testing.TB, start func() (*Cluster, error)) *Cluster {
+	tb.Helper()
+	c, err := start()
 	if err != nil {
 		tb.Fatalf("kubetest: %v", err)
 	}

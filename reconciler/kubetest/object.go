@@ -140,6 +140,9 @@ func (c *Cluster) Create(tb testing.TB, objs ...runtime.Object) []runtime.Object
 		case *corev1.Namespace:
 			got, err = c.Client.CoreV1().Namespaces().Create(ctx, o, opts)
 		default:
+			if got, err = c.createGatewayAPI(ctx, o); got != nil || err != nil {
+				break
+			}
 			tb.Fatalf("kubetest: Create does not know %T", o)
 		}
 		if err != nil {

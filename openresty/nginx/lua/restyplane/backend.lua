@@ -4,6 +4,7 @@
 local rr = require("restyplane.rr")
 local ewma = require("restyplane.ewma")
 local chash = require("restyplane.chash")
+local affinity = require("restyplane.affinity")
 
 local _M = {}
 
@@ -62,10 +63,7 @@ function _M.build(b)
     if t then
         inst.timeouts = { connect = seconds(t.connect), send = seconds(t.send), read = seconds(t.read) }
     end
-    local a = _M.table_or_nil(b.affinity)
-    if a and type(a.cookie) == "string" then
-        inst.affinity = a.cookie
-    end
+    inst.affinity = affinity.new(_M.table_or_nil(b.affinity), peers, by_cookie)
     local c = _M.table_or_nil(b.canary)
     if c and type(c.backend) == "string" then
         inst.canary = {

@@ -6,6 +6,7 @@ local ngx_balancer = require("ngx.balancer")
 local backends = require("restyplane.backends")
 local canary = require("restyplane.canary")
 local drain = require("restyplane.drain")
+local mirror = require("restyplane.mirror")
 local routes = require("restyplane.routes")
 
 local _M = {}
@@ -14,9 +15,10 @@ local var = ngx.var
 -- NONE is the tried set of a first attempt that keeps no state: nothing tried yet.
 local NONE = setmetatable({}, { __newindex = function() error("NONE is read-only") end })
 
--- timeouts applies the backend's timeouts, where the location set none of its own.
-local function timeouts(t)
-    local set = var.rp_location_timeouts or ""
+-- timeouts applies the backend's timeouts, where the location set none of its own (a
+-- mirror's copy sees the copied request's variables, so it takes the backend's).
+local function timeouts(t, mirrored)
+    local set = not mirrored and var.rp_location_timeouts or ""
     local c = not set:find("c", 1, true) and t.connect or nil
     local s = not set:find("s", 1, true) and t.send or nil
     local r = not set:find("r", 1, true) and t.read or nil
@@ -31,13 +33,13 @@ end
 -- more_tries is how many more peers a request to b may try after its first: a location's
 -- retry policy (its tries, the first included) wins over the backend's retries, and a
 -- retry always moves to a peer not tried yet, so there are at most as many as other peers.
-local function more_tries(b)
+local function more_tries(b, mirrored)
     local others = #b.peers - 1
     if others < 1 then
         return 0
     end
     local more = b.retries
-    local tries = tonumber(var.rp_tries or "")
+    local tries = not mirrored and tonumber(var.rp_tries or "")
     if tries then
         more = tries - 1
     end
@@ -55,10 +57,16 @@ end
 -- first_attempt settles the backend, its timeouts and its retries for the request. A
 -- request to a backend that keeps no state (backend.build decides) and that no retry
 -- follows gets its peer here, and first_attempt returns nil: it costs no ngx.ctx and no
--- table. Any other gets the state that its next attempts and later phases read.
+-- table. Any other gets the state that its next attempts and later phases read. A
+-- mirror's copy names its backend in ngx.ctx (see restyplane.mirror): the variables it
+-- sees are the copied request's.
 local function first_attempt()
-    local name = var.rp_backend
-    if not name or name == "" then
+    local mirrored = mirror.waiting() and ngx.ctx.rp_mirror or nil
+    if mirrored then
+        mirror.taken()
+    end
+    local name = mirrored or var.rp_backend
+    if not mirrored and (not name or name == "") then
         name = routes.backend(var.rp_routes, var.rp_prefix)
         if name then
             -- For the access log and the counters, which name the backend.
@@ -77,9 +85,18 @@ local function first_attempt()
         b = canary.choose(b)
     end
     if b.timeouts then
-        timeouts(b.timeouts)
+        timeouts(b.timeouts, mirrored)
     end
-    local more = more_tries(b)
+    local more = more_tries(b, mirrored)
+    local pinned, key
+    if b.affinity then
+        pinned, key = b.affinity:pinned()
+        -- A client that is to change peers when its own fails gets one more try, on
+        -- another peer, when nothing else allows one.
+        if pinned and more == 0 and b.affinity.change_on_failure and b.peers[2] then
+            more = 1
+        end
+    end
     if more > 0 then
         local ok, err = ngx_balancer.set_more_tries(more)
         if not ok then
@@ -96,7 +113,7 @@ local function first_attempt()
         end
         return set_peer(peer)
     end
-    local st = { backend = b, tried = {}, picked = {} }
+    local st = { backend = b, tried = {}, picked = {}, pinned = pinned, key = key }
     ngx.ctx.rp = st
     return st
 end
@@ -114,14 +131,16 @@ function _M.balance()
         end
     end
     local b = st.backend
-    local peer
-    if b.affinity and #st.picked == 0 then
-        local v = var["cookie_" .. b.affinity]
-        peer = v and b.by_cookie[v]
+    local peer, cookie
+    if b.affinity then
+        peer, cookie = b.affinity:choose(st)
     end
     if not peer then
         local key = b.hash_var and (var[b.hash_var] or "") or nil
         peer = b.balancer:pick(st.tried, key)
+        if cookie == true then
+            cookie = peer and peer.cookie
+        end
     end
     if not peer then
         ngx.log(ngx.ERR, "restyplane: backend \"", b.name, "\" has no endpoint left to try")
@@ -131,11 +150,9 @@ function _M.balance()
     st.picked[#st.picked + 1] = peer
     set_peer(peer)
     if b.affinity then
-        if var["cookie_" .. b.affinity] ~= peer.cookie then
-            ngx.ctx.rp_cookie = b.affinity .. "=" .. peer.cookie .. "; Path=/; HttpOnly"
-        else
-            ngx.ctx.rp_cookie = nil
-        end
+        -- The last attempt decides: a cookie that pins the client to the peer that
+        -- answers, or none, which leaves the client its own.
+        ngx.ctx.rp_cookie = cookie and b.affinity:set_cookie(cookie) or nil
     end
 end
 

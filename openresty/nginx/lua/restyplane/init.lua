@@ -15,6 +15,8 @@ function _M.init(c)
     require("restyplane.rr")
     require("restyplane.ewma")
     require("restyplane.chash")
+    require("restyplane.samesite")
+    require("restyplane.affinity")
     require("restyplane.backend")
     require("restyplane.backends")
     require("restyplane.canary")
@@ -32,6 +34,8 @@ function _M.init(c)
     require("restyplane.auth")
     require("restyplane.cors")
     require("restyplane.redirect")
+    require("restyplane.match")
+    require("restyplane.mirror")
 end
 
 -- init_worker seeds each worker differently: forked workers would otherwise share one

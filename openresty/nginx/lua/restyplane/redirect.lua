@@ -11,4 +11,17 @@ function _M.www(host)
     return ngx.redirect(ngx.var.scheme .. "://" .. host .. ngx.var.request_uri, 308)
 end
 
+-- prefix_path is the path of a redirect that replaces the matched prefix of a prefix
+-- location, n bytes of the request's path, by to, as Gateway API's ReplacePrefixMatch
+-- does: /foo/bar with prefix /foo and to /xyz is /xyz/bar, /foo is /xyz. The rest of the
+-- path is nginx's decoded $uri, escaped again, so that nothing in it (a CR or LF from
+-- %0D%0A) reaches the Location header as it is.
+function _M.prefix_path(n, to)
+    local rest = ngx.escape_uri(string.sub(ngx.var.uri, n + 1), 0)
+    if rest == "" then
+        return to
+    end
+    return (string.gsub(to, "/+$", "")) .. rest
+end
+
 return _M

@@ -7,6 +7,7 @@ import { rowList } from './rows.js';
 import { submitObject, previewObject } from './objects.js';
 import { isKubernetes } from '../format.js';
 import { upstreamFields } from './backend-upstream.js';
+import { affinityFields } from './backend-affinity.js';
 
 /** renderBackendForm renders the create form (no name param) or the edit form. */
 export async function renderBackendForm(ctx) {
@@ -51,7 +52,7 @@ export async function renderBackendForm(ctx) {
   lb.addEventListener('change', syncHash);
   syncHash();
 
-  const affinity = input({ value: b.affinity ? b.affinity.cookie : '', placeholder: 'route', testid: 'backend-affinity' });
+  const affinity = affinityFields(b);
   const retries = input({ type: 'number', inputmode: 'numeric', min: '0', max: '10', value: String(b.retries || 0), testid: 'backend-retries' });
   const t = b.timeouts || {};
   const tConnect = input({ value: t.connect || '', placeholder: '5s', class: 'input-short', testid: 'backend-timeout-connect' });
@@ -91,8 +92,8 @@ export async function renderBackendForm(ctx) {
       h('div', { class: 'field-grid' },
         field({ label: 'Load balancing', input: lb, path: 'loadBalance' }),
         hashField,
-        field({ label: 'Session affinity cookie', input: affinity, path: 'affinity.cookie', hint: 'Optional: pins each client to one endpoint with this cookie.' }),
         field({ label: 'Retries', input: retries, path: 'retries', hint: 'Other endpoints a failed request may try, 0-10.' }))),
+    affinity.el,
     h('fieldset', { class: 'fieldset', dataset: { field: 'timeouts' } },
       h('legend', null, 'Upstream timeouts'),
       h('p', { class: 'field-hint' }, 'In nginx notation such as 500ms, 5s or 2m; empty keeps the global setting.'),
@@ -120,7 +121,7 @@ export async function renderBackendForm(ctx) {
       loadBalance: lb.value,
     };
     if (lb.value === 'chash') out.hashBy = hashBy.value.trim();
-    if (affinity.value.trim()) out.affinity = { cookie: affinity.value.trim() };
+    affinity.apply(out);
     const r = intOf(retries);
     if (r) out.retries = r;
     const to = { connect: tConnect.value.trim(), send: tSend.value.trim(), read: tRead.value.trim() };

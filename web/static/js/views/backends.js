@@ -4,6 +4,7 @@ import { h, route, replace } from '../dom.js';
 import { sourceBadge, isKubernetes, plural, humanize } from '../format.js';
 import { pageHeader, panel, table, dl, emptyState, linkButton, button, searchBox, kubernetesNote } from './common.js';
 import { deleteObject } from './objects.js';
+import { affinityText } from './backend-affinity.js';
 
 /** renderBackendList lists backends, filtered by ?q= on the server. */
 export async function renderBackendList(ctx) {
@@ -115,7 +116,7 @@ export async function renderBackendDetail(ctx) {
       panel('Balancing', dl([
         ['Algorithm', humanize(b.loadBalance || 'round_robin'), 'backend-lb'],
         ['Hash by', b.hashBy ? h('span', { class: 'mono' }, b.hashBy) : null],
-        ['Session affinity', b.affinity ? `cookie ${b.affinity.cookie}` : 'off'],
+        ['Session affinity', affinityText(b.affinity)],
         ['Retries', String(b.retries || 0)],
         ['Connect timeout', t.connect || 'default'],
         ['Send timeout', t.send || 'default'],

@@ -15,7 +15,9 @@ export function authFields(l, htpasswdNames) {
   const users = select([['', 'None'], ...htpasswdNames.map((n) => [n, n]),
     ...(current && !htpasswdNames.includes(current) ? [[current, `${current} (missing)`]] : [])], current, { dataset: { auth: 'basic.htpasswd' } });
   const text = (key, value, placeholder) => input({ value: value || '', placeholder, autocapitalize: 'none', dataset: { auth: key } });
-  return h('details', { class: 'location-auth', open: Boolean(l.auth), testid: 'location-auth' },
+  // The auth subrequest's request headers have no field here; they are kept as they are.
+  const kept = e.requestHeaders ? JSON.stringify(e.requestHeaders) : undefined;
+  return h('details', { class: 'location-auth', open: Boolean(l.auth), testid: 'location-auth', dataset: { requestHeaders: kept } },
     h('summary', null, l.auth ? 'Auth (on)' : 'Auth'),
     h('div', { class: 'field-grid' },
       field({ label: 'Basic auth users', input: users, sub: 'auth.basic.htpasswd', testid: 'location-auth-htpasswd', hint: 'An htpasswd object; a request without a valid user gets 401.' }),
@@ -44,6 +46,8 @@ export function readAuth(row) {
     const hs = v['external.responseHeaders'].split(',').map((x) => x.trim()).filter(Boolean);
     if (hs.length) e.responseHeaders = hs;
     if (v['external.requestRedirect']) e.requestRedirect = v['external.requestRedirect'];
+    const kept = row.querySelector('.location-auth')?.dataset.requestHeaders;
+    if (kept) e.requestHeaders = JSON.parse(kept);
     auth.external = e;
   }
   return auth.basic || auth.external ? auth : undefined;

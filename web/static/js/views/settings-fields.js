@@ -7,8 +7,10 @@ import { field, input, select } from '../form.js';
 
 const RELOADS = 'Changing any of these reloads nginx (after nginx -t accepts the new config).';
 const NO_RELOAD = 'Read by restyplane’s applier, not by nginx: changing them makes a revision but no reload.';
+// VARIABLES are the nginx variables a proxySetHeaders value may name (api.ProxyHeaderVariables).
+const VARIABLES = '$host, $http_host, $realip_remote_addr, $remote_addr, $remote_port, $request_id, $request_method, $request_uri, $scheme, $server_port, $ssl_cipher, $ssl_protocol';
 
-/** GROUPS are the settings by fieldset; kind is int, number, text, choice, bool or list. */
+/** GROUPS are the settings by fieldset; kind is int, number, text, choice, bool, list or headers. */
 export const GROUPS = [
   { legend: 'Workers and connections', hint: RELOADS, fields: [
     { key: 'workerProcesses', kind: 'int', label: 'Worker processes', hint: '0: one per CPU core (auto); at most 64.' },
@@ -16,6 +18,8 @@ export const GROUPS = [
     { key: 'keepaliveTimeout', kind: 'text', label: 'Client keepalive timeout', hint: 'A duration such as 75s.' },
     { key: 'keepaliveRequests', kind: 'int', label: 'Requests per client connection', hint: '1–100000.' },
     { key: 'upstreamKeepalive', kind: 'int', label: 'Idle upstream connections per worker', hint: '0–10000.' },
+    { key: 'upstreamKeepaliveTimeout', kind: 'text', label: 'Idle upstream connection timeout', placeholder: '60s', hint: 'A duration; empty: 60s.' },
+    { key: 'upstreamKeepaliveRequests', kind: 'int', label: 'Requests per upstream connection', hint: '0: 1000.' },
   ] },
   { legend: 'Requests and proxying', hint: RELOADS, fields: [
     { key: 'clientMaxBodySize', kind: 'text', label: 'Largest request body', hint: 'A size such as 1m or 512k.' },
@@ -34,6 +38,10 @@ export const GROUPS = [
     { key: 'realIPFrom', kind: 'list', label: 'Trusted proxies (CIDRs)', placeholder: '10.0.0.0/8\n2001:db8::/32', hint: 'CIDRs or addresses, one per line or separated by commas. Empty: the connection’s address, always.' },
     { key: 'realIPHeader', kind: 'text', label: 'Client address header', placeholder: 'X-Forwarded-For', hint: 'Empty: X-Forwarded-For. Its last address that is not itself trusted is taken.' },
   ] },
+  { legend: 'Headers sent upstream', hint: RELOADS, fields: [
+    { key: 'proxySetHeaders', kind: 'headers', label: 'Request headers on every proxied request', placeholder: 'X-Request-ID: $request_id\nX-Team: checkout', hint: 'One “Name: value” a line. A value is literal text in which $ starts one of ' + VARIABLES + '. A location’s own headers win.' },
+    { key: 'useForwardedHeaders', kind: 'bool', label: 'Pass on the X-Forwarded-For, -Proto, -Host and -Port clients send (behind another proxy that sets them); off, they say what this proxy sees' },
+  ] },
   { legend: 'Automatic rollback and reloads', hint: NO_RELOAD, fields: [
     { key: 'rollbackErrorRatio', kind: 'number', label: 'Roll back at 5xx share', hint: 'Of the affected servers’ requests within the window after an apply, 0–1; 0 turns automatic rollback off.' },
     { key: 'rollbackWindow', kind: 'text', label: 'Watch window', hint: 'How long after an apply errors are counted, e.g. 30s.' },
@@ -43,7 +51,7 @@ export const GROUPS = [
   ] },
 ];
 
-const shown = (v) => (Array.isArray(v) ? v.join('\n') : v === undefined || v === null ? '' : String(v));
+const shown = (v) => (Array.isArray(v) ? v.map((x) => (typeof x === 'object' ? `${x.name}: ${x.value}` : x)).join('\n') : v === undefined || v === null ? '' : String(v));
 
 function control(f, v, readOnly) {
   const data = { dataset: { setting: f.key, kind: f.kind } };
@@ -51,7 +59,7 @@ function control(f, v, readOnly) {
   if (f.kind === 'bool') return h('input', { type: 'checkbox', checked: Boolean(v), disabled: readOnly, ...data });
   if (f.kind === 'choice') return select(f.options, v || f.options[0], { disabled: readOnly, ...data });
   const common = { placeholder: f.placeholder, autocapitalize: 'none', spellcheck: 'false', readOnly, ...data };
-  if (f.kind === 'list') return h('textarea', { rows: 3, class: 'mono', ...common }, shown(v));
+  if (f.kind === 'list' || f.kind === 'headers') return h('textarea', { rows: 3, class: 'mono', ...common }, shown(v));
   return input({ type: f.kind === 'text' ? 'text' : 'number', step: f.kind === 'number' ? 'any' : undefined, value: shown(v), ...common });
 }
 
@@ -76,6 +84,13 @@ export function settingsFields(s, readOnly) {
 
 const split = (s) => s.split(/[\s,]+/).map((x) => x.trim()).filter(Boolean);
 
+// headers reads "Name: value" lines; a line without ':' is sent as a name with no value,
+// so that the API names it.
+const headers = (s) => s.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
+  const i = l.indexOf(':');
+  return i < 0 ? { name: l, value: '' } : { name: l.slice(0, i).trim(), value: l.slice(i + 1).trim() };
+});
+
 function num(v, kind) {
   if (v === '') return 0;
   const n = Number(v);
@@ -94,6 +109,7 @@ export function readSettings(form) {
     if (kind === 'bool') out[key] = el.checked;
     else if (el.validity && el.validity.badInput) out[key] = 'not a number'; // the API names the field
     else if (kind === 'list') out[key] = split(el.value);
+    else if (kind === 'headers') out[key] = headers(el.value);
     else if (kind === 'int' || kind === 'number') out[key] = num(el.value.trim(), kind);
     else out[key] = el.value.trim();
   }

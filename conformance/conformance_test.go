@@ -1,0 +1,40 @@
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The environment of `make conformance`: RESTYPLANE_CONFORMANCE=full claims every feature
+// restyplane's GatewayClass lists, not only the core ones, and the report goes to the file
+// RESTYPLANE_CONFORMANCE_REPORT (relative to the module root) with restyplane's version
+// RESTYPLANE_VERSION.
+const (
+	modeEnv    = "RESTYPLANE_CONFORMANCE"
+	reportEnv  = "RESTYPLANE_CONFORMANCE_REPORT"
+	versionEnv = "RESTYPLANE_VERSION"
+	// runEnv names one test to run (its ShortName, e.g. HTTPRouteWeight); empty runs all.
+	runEnv = "RESTYPLANE_CONFORMANCE_RUN"
+)
+
+// TestConformance runs Gateway API's conformance suite, profiles GATEWAY-HTTP and
+// GATEWAY-GRPC, against restyplane on the harness's cluster: the core tests, or with
+// RESTYPLANE_CONFORMANCE=full every test of a feature restyplane claims.
+func TestConformance(t *testing.T) {
+	r := Run{Features: CoreFeatures, Version: os.Getenv(versionEnv), Test: os.Getenv(runEnv)}
+	if os.Getenv(modeEnv) == "full" {
+		r.Features = nil
+		if p := os.Getenv(reportEnv); p != "" {
+			r.Report = p
+			if !filepath.IsAbs(p) {
+				r.Report = filepath.Join("..", p)
+			}
+		}
+	}
+	c := StartCluster(t)
+	StartRestyplane(t, c)
+	waitGatewayClassAccepted(t, c, 2*time.Minute)
+	RunSuite(t, c, r)
+}

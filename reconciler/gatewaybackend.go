@@ -1,0 +1,110 @@
+package reconciler
+
+import (
+	"errors"
+	"strconv"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// weightedRef is one backendRef of a rule with its weight (1 when it names none).
+type weightedRef struct {
+	ref    gatewayv1.BackendObjectReference
+	weight int32
+}
+
+// serviceBackend resolves a backend reference of the route to the backend of a Service
+// port, adding it to the route's backends; protocol is http or grpc. It returns "" when
+// the reference is not resolved, and records why (ResolvedRefs): another kind than
+// Service (InvalidKind), another namespace's Service without a ReferenceGrant
+// (RefNotPermitted), a Service or port that does not exist (BackendNotFound).
+func (gp *gatewayPlan) serviceBackend(rp *routePlan, ref gatewayv1.BackendObjectReference, protocol string) string {
+	ns := refNamespace(ref.Namespace, rp.meta.Namespace)
+	key := ns + "/" + string(ref.Name)
+	switch {
+	case !isServiceRef(ref):
+		g, k := "", "Service"
+		if ref.Group != nil {
+			g = string(*ref.Group)
+		}
+		if ref.Kind != nil {
+			k = string(*ref.Kind)
+		}
+		rp.unresolved(gatewayv1.RouteReasonInvalidKind, "backendRef %s of kind %s (group %q) is not a Service; its share of requests answers 500", key, k, g)
+		return ""
+	case !permits(gp.snap.Grants, grantFrom{gatewayGroup, rp.kind, rp.meta.Namespace}, grantTo{"", "Service", ns, string(ref.Name)}):
+		rp.unresolved(gatewayv1.RouteReasonRefNotPermitted, "backendRef %s is a Service of another namespace, and no ReferenceGrant in namespace %s lets %ss of namespace %s use it; its share of requests answers 500",
+			key, ns, rp.kind, rp.meta.Namespace)
+		return ""
+	case ref.Port == nil:
+		rp.unresolved(gatewayv1.RouteReasonBackendNotFound, "backendRef %s names no port; its share of requests answers 500", key)
+		return ""
+	case gp.whole.Services[key] == nil:
+		rp.unresolved(gatewayv1.RouteReasonBackendNotFound, "Service %s not found; its share of requests answers 500", key)
+		return ""
+	}
+	port := strconv.Itoa(int(*ref.Port))
+	name := backendName(ns, string(ref.Name), port)
+	if protocol == api.ProtocolGRPC {
+		name = backendName(ns, string(ref.Name), port+".grpc")
+	}
+	if _, ok := rp.backends[name]; ok {
+		return name
+	}
+	b, _, err := backendFor(ns, &networkingv1.IngressServiceBackend{Name: string(ref.Name),
+		Port: networkingv1.ServiceBackendPort{Number: *ref.Port}}, gp.whole)
+	if err != nil {
+		reason := gatewayv1.RouteReasonBackendNotFound
+		if isExternalNameRefusal(err) {
+			reason = gatewayv1.RouteReasonRefNotPermitted
+		}
+		rp.unresolved(reason, "backendRef %s: %v; its share of requests answers 500", key, err)
+		return ""
+	}
+	b.Name = name
+	if protocol == api.ProtocolGRPC {
+		b.Protocol = api.ProtocolGRPC
+	}
+	b.Normalize()
+	if err := b.Validate(); err != nil {
+		rp.unresolved(gatewayv1.RouteReasonBackendNotFound, "backend %s: %v", name, err)
+		return ""
+	}
+	rp.backends[name] = b
+	return name
+}
+
+// ruleBackend returns the backend a rule's requests go to: the backend of its one
+// backendRef with a weight, or a backend that balances the endpoints of several by their
+// weights (weightedBackend). It returns "" when no backendRef with a weight resolves, and
+// the rule then answers 500, as the spec says.
+func (gp *gatewayPlan) ruleBackend(rp *routePlan, rule int, refs []weightedRef, protocol string) string {
+	var parts []weightedPart
+	for _, r := range refs {
+		name := gp.serviceBackend(rp, r.ref, protocol)
+		if name == "" || r.weight == 0 {
+			continue
+		}
+		parts = append(parts, weightedPart{b: rp.backends[name], weight: r.weight})
+	}
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0].b.Name
+	}
+	name := objectName(lowerKind(rp.kind) + "." + rp.meta.Namespace + "." + rp.meta.Name + ".rule" + strconv.Itoa(rule))
+	b := weightedBackend(name, rp.source(), parts)
+	if err := b.Validate(); err != nil {
+		rp.unresolved(gatewayv1.RouteReasonBackendNotFound, "rules[%d]: the backend balancing its backendRefs: %v", rule, err)
+		return ""
+	}
+	rp.backends[name] = b
+	return name
+}
+
+// isExternalNameRefusal reports whether backendFor refused an ExternalName Service.
+func isExternalNameRefusal(err error) bool { return errors.Is(err, errExternalName) }

@@ -1,0 +1,103 @@
+package reconciler
+
+import (
+	"strconv"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// routeEntry is one location of a route on one server: the server of a host on the
+// proxy's own ports, or on a listener's port of its own.
+type routeEntry struct {
+	// server keys the server in the merge: the host, or host and port.
+	server string
+	host   string
+	port   int
+	// tls is the HTTPS listener the server presents the certificate of, or nil.
+	tls *listenerState
+	// namespace is the Gateway's, whose hostname claims the route's hosts go under.
+	namespace string
+	loc       api.Location
+}
+
+// entries lists the route's locations on each server it reaches: through each listener
+// it is attached to that serves, on each host the route and listener share. A plain-HTTP
+// listener on a port of its own makes servers of their own; an HTTPS listener serves
+// the host's server of the proxy's own plain-HTTP port, with its certificate.
+func (rp *routePlan) entries() []routeEntry {
+	var out []routeEntry
+	seen := map[string]bool{}
+	for _, ps := range rp.parents {
+		if ps.acceptReason != "" {
+			continue
+		}
+		for _, l := range ps.listeners {
+			if !l.serves() {
+				continue
+			}
+			for _, h := range routeHosts(l.spec.Hostname, rp.hostnames) {
+				e := routeEntry{server: h, host: h, namespace: ps.gw.obj.Namespace}
+				if l.https {
+					e.tls = l
+				} else if l.port != 0 {
+					e.server, e.port = h+" "+strconv.Itoa(l.port), l.port
+				}
+				// A host reached through an HTTP and an HTTPS listener is one server, which
+				// the HTTPS listener's entries give its certificate.
+				seenKey := e.server
+				if e.tls != nil {
+					seenKey += " tls"
+				}
+				if seen[seenKey] {
+					continue
+				}
+				seen[seenKey] = true
+				for _, loc := range rp.locs {
+					e.loc = loc
+					out = append(out, e)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// claimants are the route's hostnames for the claim rule, one per Gateway namespace.
+func (rp *routePlan) claimants() []hostClaimant {
+	byNS := map[string][]string{}
+	var order []string
+	for _, e := range rp.entries() {
+		if _, ok := byNS[e.namespace]; !ok {
+			order = append(order, e.namespace)
+		}
+		byNS[e.namespace] = appendOnce(byNS[e.namespace], e.host)
+	}
+	var out []hostClaimant
+	for _, ns := range order {
+		out = append(out, hostClaimant{namespace: ns, hosts: byNS[ns], created: rp.meta.CreationTimestamp.Time, key: rp.key()})
+	}
+	return out
+}
+
+// claimants lists every route's claimants.
+func (gp *gatewayPlan) claimants() []hostClaimant {
+	if gp == nil {
+		return nil
+	}
+	var out []hostClaimant
+	for _, rp := range gp.routes {
+		if rp.accepted() {
+			out = append(out, rp.claimants()...)
+		}
+	}
+	return out
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}

@@ -1,0 +1,153 @@
+package reconciler
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
+)
+
+// Served is the optional part of a Store that says which revision the proxy serves. A
+// Gateway is Programmed once it serves the revision the Gateway's sync was applied at;
+// with a Store that cannot say, as soon as that revision is written.
+type Served interface {
+	ServedRevision(ctx context.Context) (int64, error)
+}
+
+// gatewayRecheck is how often the reporter asks whether the proxy serves the revision of
+// Gateways that wait to be Programmed.
+const gatewayRecheck = 500 * time.Millisecond
+
+// gatewayReporter tells the Gateway API objects what a sync did: the status of classes,
+// Gateways and routes, and Events on routes. It works off the newest report alone (each
+// report says everything), on its own goroutine, and writes a status only when it
+// differs from what it wrote last.
+type gatewayReporter struct {
+	client   *clients
+	served   Served
+	address  string
+	log      *slog.Logger
+	recorder record.EventRecorder
+	stopRec  func()
+	wake     chan struct{}
+
+	mu   sync.Mutex
+	rep  *GatewayReport
+	rev  int64
+	said map[string]string // route key -> what its Events said
+	// wrote is what was last written to each object, by kind, namespace/name and UID.
+	wrote map[string]string
+	// configs holds, per Gateway UID, its Config and the revision of the report that
+	// changed it last: the revision it is Programmed at.
+	configs map[string]gatewayConfig
+}
+
+// gatewayConfig is a Gateway's Config as of revision rev.
+type gatewayConfig struct {
+	config string
+	rev    int64
+}
+
+func newGatewayReporter(client *clients, store Store, opts Options, log *slog.Logger) *gatewayReporter {
+	b := record.NewBroadcaster()
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.core.Events("")})
+	p := &gatewayReporter{client: client, address: opts.GatewayAddress, log: log,
+		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "restyplane"}), stopRec: b.Shutdown,
+		wake: make(chan struct{}, 1), said: map[string]string{}, wrote: map[string]string{}, configs: map[string]gatewayConfig{}}
+	p.served, _ = store.(Served)
+	return p
+}
+
+// report hands the reporter one sync's report, applied at revision rev.
+func (p *gatewayReporter) report(rep *GatewayReport, rev int64) {
+	if rep == nil {
+		return
+	}
+	p.mu.Lock()
+	p.rep, p.rev = rep, rev
+	configs := make(map[string]gatewayConfig, len(rep.Gateways))
+	for _, g := range rep.Gateways {
+		uid := string(g.Gateway.UID)
+		c, ok := p.configs[uid]
+		if !ok || c.config != g.Config {
+			c = gatewayConfig{config: g.Config, rev: rev}
+		}
+		configs[uid] = c
+	}
+	p.configs = configs
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run reports until ctx ends: at each report, and while a Gateway waits to be
+// Programmed, every gatewayRecheck.
+func (p *gatewayReporter) run(ctx context.Context) {
+	t := time.NewTicker(gatewayRecheck)
+	defer t.Stop()
+	pending := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		case <-t.C:
+			if !pending {
+				continue
+			}
+		}
+		p.mu.Lock()
+		rep, rev := p.rep, p.rev
+		p.mu.Unlock()
+		if rep != nil {
+			pending = p.tell(ctx, rep, rev)
+		}
+	}
+}
+
+func (p *gatewayReporter) stop() { p.stopRec() }
+
+// tell writes the report's statuses and Events; it returns whether a Gateway still waits
+// for the proxy to serve the revision of its configuration.
+func (p *gatewayReporter) tell(ctx context.Context, rep *GatewayReport, rev int64) bool {
+	served := int64(-1) // with a Store that cannot say, every revision counts as served
+	if p.served != nil {
+		var err error
+		if served, err = p.served.ServedRevision(ctx); err != nil {
+			p.log.Warn("which revision the proxy serves", "err", err)
+			served = 0
+		}
+	}
+	p.forget(rep)
+	for _, c := range rep.Classes {
+		p.setClass(ctx, c)
+	}
+	pending := false
+	for _, g := range rep.Gateways {
+		p.mu.Lock()
+		at := p.configs[string(g.Gateway.UID)].rev
+		p.mu.Unlock()
+		programmed := served < 0 || served >= at
+		p.setGateway(ctx, g, programmed, at)
+		pending = pending || (g.Programmable && !programmed)
+	}
+	keys := make([]string, 0, len(rep.Routes))
+	for k := range rep.Routes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		r := rep.Routes[k]
+		p.events(k, r, rev)
+		p.setRoute(ctx, rep.Controller, r)
+	}
+	return pending
+}

@@ -1,0 +1,119 @@
+package reconciler
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// GatewayReport is what a sync tells the Gateway API objects of restyplane's classes: the
+// status each is to have, and the Events of each route. Programmed, which waits for the
+// proxy to serve the sync's revision, is decided when the status is written.
+type GatewayReport struct {
+	Controller string
+	Classes    []ClassReport
+	Gateways   []GatewayStatusReport
+	// Routes are keyed "Kind namespace/name".
+	Routes map[string]*RouteReport
+}
+
+// ClassReport is the status of one GatewayClass.
+type ClassReport struct {
+	Class      *gatewayv1.GatewayClass
+	Conditions []metav1.Condition
+	Features   []gatewayv1.SupportedFeature
+}
+
+// GatewayStatusReport is the status of one Gateway. Programmable says whether it is
+// programmed once the proxy serves the sync's revision (and ProgramMsg why not);
+// each listener's in Listeners likewise.
+type GatewayStatusReport struct {
+	Gateway *gatewayv1.Gateway
+	// Config changes when what the Gateway serves does: its generation, or a route
+	// attached to it (or its generation). Programmed waits for the proxy to serve the
+	// revision of the sync that changed it, not of every sync.
+	Config       string
+	Accepted     metav1.Condition
+	Programmable bool
+	ProgramMsg   string
+	Listeners    []ListenerReport
+}
+
+// ListenerReport is one listener's status but for Programmed.
+type ListenerReport struct {
+	Status       gatewayv1.ListenerStatus
+	Programmable bool
+	ProgramMsg   string
+}
+
+// RouteReport is what a sync tells one route: its parents' status and its Events.
+type RouteReport struct {
+	Kind    string
+	Route   runtime.Object
+	Meta    *metav1.ObjectMeta
+	Parents []gatewayv1.RouteParentStatus
+	// Applied is whether a location of the route is in the desired state.
+	Applied         bool
+	Problems, Notes []Problem
+}
+
+// report builds the statuses the plan, and the merge it went through, call for.
+func (gp *gatewayPlan) report() *GatewayReport {
+	if gp == nil {
+		return nil
+	}
+	rep := &GatewayReport{Controller: gp.snap.Controller, Routes: map[string]*RouteReport{}}
+	for _, gc := range gp.snap.Classes {
+		c := gp.classes[gc.Name]
+		rep.Classes = append(rep.Classes, ClassReport{Class: gc, Conditions: c.conditions(), Features: classFeatures(gp.snap.GRPCServed)})
+	}
+	attached := map[*gatewayState][]string{}
+	for _, rp := range gp.routes {
+		rr := gp.routeReport(rp)
+		rep.Routes[rp.key()] = rr
+		for _, ps := range rp.parents {
+			if rr.Applied && ps.acceptReason == "" {
+				attached[ps.gw] = append(attached[ps.gw], fmt.Sprintf("%s@%d", rp.key(), rp.meta.Generation))
+			}
+		}
+	}
+	for _, g := range gp.gatewayList {
+		r := g.report()
+		r.Config = fmt.Sprint(g.obj.Generation, attached[g])
+		rep.Gateways = append(rep.Gateways, r)
+	}
+	return rep
+}
+
+// report builds a Gateway's status, once its routes are counted.
+func (g *gatewayState) report() GatewayStatusReport {
+	gen := g.obj.Generation
+	r := GatewayStatusReport{Gateway: g.obj}
+	valid, invalid := 0, 0
+	for _, l := range g.listeners {
+		lr := l.report(gen)
+		if lr.Programmable {
+			valid++
+		} else {
+			invalid++
+		}
+		r.Listeners = append(r.Listeners, lr)
+	}
+	switch {
+	case g.refusal != "":
+		r.Accepted = condition(gatewayv1.GatewayConditionAccepted, false, g.refusalReason, g.refusal, gen)
+		r.ProgramMsg = g.refusal
+	case valid == 0:
+		r.Accepted = condition(gatewayv1.GatewayConditionAccepted, false, gatewayv1.GatewayReasonListenersNotValid, "no listener can be served", gen)
+		r.ProgramMsg = "no listener can be served"
+	case invalid > 0:
+		r.Accepted = condition(gatewayv1.GatewayConditionAccepted, true, gatewayv1.GatewayReasonListenersNotValid, "some listeners cannot be served; their conditions say why", gen)
+		r.Programmable = true
+	default:
+		r.Accepted = condition(gatewayv1.GatewayConditionAccepted, true, gatewayv1.GatewayReasonAccepted, "every listener is served", gen)
+		r.Programmable = true
+	}
+	return r
+}

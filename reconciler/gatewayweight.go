@@ -1,0 +1,51 @@
+package reconciler
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// weightedPart is one backend of a rule with its backendRef's weight.
+type weightedPart struct {
+	b      *api.Backend
+	weight int32
+}
+
+// weightedBackend is one backend that splits requests among the parts as their weights
+// say, whatever the number of endpoints of each: an endpoint of a part of weight w with n
+// endpoints weighs w/n, scaled so that the heaviest weighs api.MaxWeight (and every one
+// at least 1). A part without endpoints gets none of the requests. It speaks as its
+// first part does.
+func weightedBackend(name string, src api.Source, parts []weightedPart) *api.Backend {
+	shares := map[api.Endpoint]float64{}
+	most := 0.0
+	for _, p := range parts {
+		n := len(p.b.Endpoints)
+		for _, e := range p.b.Endpoints {
+			e.Weight = 0
+			shares[e] += float64(p.weight) / float64(n)
+			most = max(most, shares[e])
+		}
+	}
+	b := &api.Backend{Name: name, Endpoints: make([]api.Endpoint, 0, len(shares)), Source: src,
+		Protocol: parts[0].b.Protocol, UpstreamTLS: parts[0].b.UpstreamTLS}
+	for e, s := range shares {
+		e.Weight = max(1, int(math.Round(s/most*api.MaxWeight)))
+		b.Endpoints = append(b.Endpoints, e)
+	}
+	sort.Slice(b.Endpoints, func(i, j int) bool {
+		x, y := b.Endpoints[i], b.Endpoints[j]
+		if x.Address != y.Address {
+			return x.Address < y.Address
+		}
+		return x.Port < y.Port
+	})
+	b.Normalize()
+	return b
+}
+
+// lowerKind spells a route kind for an object name: "httproute".
+func lowerKind(kind string) string { return strings.ToLower(kind) }

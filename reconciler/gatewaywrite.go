@@ -1,0 +1,136 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// setClass brings a GatewayClass's status to the report's.
+func (p *gatewayReporter) setClass(ctx context.Context, c ClassReport) {
+	gc := c.Class
+	key := "GatewayClass " + gc.Name + " " + string(gc.UID)
+	if !p.fresh(key, fmt.Sprint(c.Conditions, c.Features)) {
+		return
+	}
+	classes := p.client.gateway.GatewayV1().GatewayClasses()
+	cur := gc.DeepCopy()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if cur == nil {
+			fresh, err := classes.Get(ctx, gc.Name, metav1.GetOptions{})
+			if err != nil || fresh.UID != gc.UID {
+				return err
+			}
+			cur = fresh
+		}
+		conds := keepTransitions(cur.Status.Conditions, c.Conditions)
+		if sameConditions(cur.Status.Conditions, conds) && fmt.Sprint(cur.Status.SupportedFeatures) == fmt.Sprint(c.Features) {
+			return nil
+		}
+		cur.Status.Conditions, cur.Status.SupportedFeatures = conds, c.Features
+		_, err := classes.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		cur = nil
+		return err
+	})
+	p.done(key, err, "gatewayclass", gc.Name)
+}
+
+// setGateway brings a Gateway's status to the report's; Programmed is true once the
+// proxy serves the revision of the report.
+func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport, programmed bool, rev int64) {
+	gw := g.Gateway
+	want := gatewayv1.GatewayStatus{Addresses: p.addresses(), Conditions: []metav1.Condition{g.Accepted,
+		programCondition(gatewayv1.GatewayConditionProgrammed, g.Programmable, programmed, g.ProgramMsg, rev, gw.Generation)}}
+	for _, l := range g.Listeners {
+		st := l.Status
+		st.Conditions = append(append([]metav1.Condition(nil), st.Conditions...),
+			programCondition(gatewayv1.ListenerConditionProgrammed, l.Programmable, programmed, l.ProgramMsg, rev, gw.Generation))
+		want.Listeners = append(want.Listeners, st)
+	}
+	key := "Gateway " + gw.Namespace + "/" + gw.Name + " " + string(gw.UID)
+	if !p.fresh(key, fmt.Sprint(want)) {
+		return
+	}
+	gws := p.client.gateway.GatewayV1().Gateways(gw.Namespace)
+	cur := gw.DeepCopy()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if cur == nil {
+			fresh, err := gws.Get(ctx, gw.Name, metav1.GetOptions{})
+			if err != nil || fresh.UID != gw.UID {
+				return err
+			}
+			cur = fresh
+		}
+		st := want
+		st.Conditions = keepTransitions(cur.Status.Conditions, want.Conditions)
+		st.Listeners = nil
+		for _, l := range want.Listeners {
+			var have []metav1.Condition
+			for _, h := range cur.Status.Listeners {
+				if h.Name == l.Name {
+					have = h.Conditions
+				}
+			}
+			l.Conditions = keepTransitions(have, l.Conditions)
+			st.Listeners = append(st.Listeners, l)
+		}
+		if sameGatewayStatus(cur.Status, st) {
+			return nil
+		}
+		cur.Status = st
+		_, err := gws.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		cur = nil
+		return err
+	})
+	p.done(key, err, "gateway", gw.Namespace+"/"+gw.Name)
+}
+
+// programCondition is a Programmed condition: false (Invalid) for what cannot be served,
+// false (Pending) until the proxy serves revision rev, true then.
+func programCondition[T ~string](typ T, programmable, served bool, why string, rev, gen int64) metav1.Condition {
+	switch {
+	case !programmable:
+		return condition(typ, false, gatewayv1.GatewayReasonInvalid, why, gen)
+	case !served:
+		return condition(typ, false, gatewayv1.GatewayReasonPending, fmt.Sprintf("waiting for the proxy to serve revision %d", rev), gen)
+	}
+	return condition(typ, true, gatewayv1.GatewayReasonProgrammed, "the proxy serves it", gen)
+}
+
+// addresses are the Gateways' status.addresses: the proxy's address, when it has one.
+func (p *gatewayReporter) addresses() []gatewayv1.GatewayStatusAddress {
+	if p.address == "" {
+		return nil
+	}
+	t := gatewayv1.HostnameAddressType
+	if net.ParseIP(p.address) != nil {
+		t = gatewayv1.IPAddressType
+	}
+	return []gatewayv1.GatewayStatusAddress{{Type: &t, Value: p.address}}
+}
+
+// fresh reports whether what would be written to key differs from what was written last.
+func (p *gatewayReporter) fresh(key, what string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.wrote[key] == what {
+		return false
+	}
+	p.wrote[key] = what
+	return true
+}
+
+// done logs a failed write and forgets it, so that the next report writes it again.
+func (p *gatewayReporter) done(key string, err error, kind, name string) {
+	if err == nil {
+		return
+	}
+	p.mu.Lock()
+	delete(p.wrote, key)
+	p.mu.Unlock()
+	p.log.Error("update status", kind, name, "err", err)
+}
