@@ -78,7 +78,10 @@ function _M.rewrite(json)
     if c.credentials then
         v.rp_cors_credentials = "true"
     end
-    v.rp_cors_expose = c.expose
+    -- The location's set made it empty: an empty list needs no write.
+    if c.expose ~= "" then
+        v.rp_cors_expose = c.expose
+    end
     if ngx.req.get_method() ~= "OPTIONS" then
         return
     end
