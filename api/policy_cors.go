@@ -17,7 +17,12 @@ type CORS struct {
 	// AllowOrigins are "*" (any origin) or origins: scheme://host[:port], where the host
 	// may start with "*." for any one subdomain label, as in https://*.example.com.
 	AllowOrigins []string `json:"allowOrigins,omitempty" example:"https://app.example.com,https://*.example.com"`
-	// AllowMethods default to GET, PUT, POST, DELETE, PATCH, OPTIONS.
+	// AllowMethods default to GET, PUT, POST, DELETE, PATCH, OPTIONS. "*" alone allows any:
+	// a preflight is answered with the method it asks for, as AllowHeaders "*" answers
+	// with the headers it asks for. Under Gateway API's rules AllowOrigins "*" with
+	// credentials is answered with the request's origin (the Fetch standard takes "*"
+	// literally when credentials are allowed); under ingress-nginx's with "*", as
+	// ingress-nginx does, so that no site gets a user's credentials by default.
 	AllowMethods []string `json:"allowMethods,omitempty" example:"GET,POST"`
 	// AllowHeaders default to ingress-nginx's list (DNT, Keep-Alive, User-Agent, ...).
 	AllowHeaders  []string `json:"allowHeaders,omitempty" example:"Content-Type,Authorization"`
@@ -26,7 +31,15 @@ type CORS struct {
 	AllowCredentials *bool `json:"allowCredentials,omitempty"`
 	// MaxAge is how long, in seconds, a browser may cache a preflight; 1728000 if 0.
 	MaxAge int `json:"maxAge,omitempty" example:"86400"`
+	// Rules are ingress-nginx's (empty) or "gateway-api", Gateway API's CORS filter's: a
+	// wildcard origin's "*." takes any number of labels (https://*.example.com allows
+	// https://a.b.example.com), and a preflight from an origin not allowed is answered
+	// 403 by the proxy instead of reaching the upstream.
+	Rules string `json:"rules,omitempty" enums:"gateway-api" example:"gateway-api"`
 }
+
+// CORSRulesGatewayAPI are Gateway API's CORS rules (CORS.Rules).
+const CORSRulesGatewayAPI = "gateway-api"
 
 // ingress-nginx's CORS defaults.
 var (
@@ -121,6 +134,9 @@ func (c *CORS) validate() error {
 		return Invalid("cors.allowMethods", "at most 16 methods")
 	}
 	for i, m := range c.AllowMethods {
+		if m == "*" && len(c.AllowMethods) == 1 {
+			continue // any method: the preflight's is answered
+		}
 		if !methodRe.MatchString(m) {
 			return Invalid(fmt.Sprintf("cors.allowMethods[%d]", i), "method must be 1-20 uppercase letters, like GET")
 		}
@@ -140,6 +156,9 @@ func (c *CORS) validate() error {
 				return Invalid(f, "header name must be an RFC 9110 token of at most 64 characters (letters, digits and !#$%%&'*+-.^_`|~)")
 			}
 		}
+	}
+	if c.Rules != "" && c.Rules != CORSRulesGatewayAPI {
+		return Invalid("cors.rules", "rules must be empty (ingress-nginx's) or gateway-api")
 	}
 	if c.MaxAge < 0 || c.MaxAge > 1<<31-1 {
 		return Invalid("cors.maxAge", "maxAge must be 0-2147483647 seconds")

@@ -35,6 +35,8 @@ func TestRedirectValidation(t *testing.T) {
 		{"with cors", Location{Path: "/a", CORS: &CORS{}, Redirect: &Redirect{URL: "/b"}}, "locations[0].cors"},
 		{"star and others", Location{Path: "/a", Backend: "b", CORS: &CORS{AllowOrigins: []string{"*", "https://a.test"}}}, "locations[0].cors.allowOrigins[0]"},
 		{"lowercase method", Location{Path: "/a", Backend: "b", CORS: &CORS{AllowMethods: []string{"get"}}}, "locations[0].cors.allowMethods[0]"},
+		{"unknown cors rules", Location{Path: "/a", Backend: "b", CORS: &CORS{Rules: "w3c"}}, "locations[0].cors.rules"},
+		{"star method among others", Location{Path: "/a", Backend: "b", CORS: &CORS{AllowMethods: []string{"GET", "*"}}}, "locations[0].cors.allowMethods[1]"},
 	} {
 		s := Server{Name: "s", Hostnames: []string{"s.test"}, Locations: []Location{c.loc}}
 		err := s.Validate()

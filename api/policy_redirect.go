@@ -11,7 +11,7 @@ import (
 // backend. It has two forms. URL, as ingress-nginx's permanent-redirect and
 // temporal-redirect do: the URL is sent as it is, and the request's path is not appended.
 // Or parts, as Gateway API's RequestRedirect does: any of Scheme, Hostname, Port, Path and
-// PrefixPath, and what is not given comes from the request (its scheme, the server name
+// PrefixPath (none at all is the request's own URL), and what is not given comes from the request (its scheme, the server name
 // it matched, its path and query string; the port is the scheme's own when Scheme is
 // given, else the port the request came in on; 80 for http and 443 for https are left
 // out).
@@ -118,9 +118,11 @@ func (l *Location) validateRedirectTarget() error {
 	return nil
 }
 
-// HasParts reports whether the redirect is in the parts form.
+// HasParts reports whether the redirect is in the parts form. A redirect without a URL
+// is, even with no part given: Gateway API's RequestRedirect with only a status code
+// sends the client to the request's own URL with that code.
 func (r *Redirect) HasParts() bool {
-	return r.Scheme != "" || r.Hostname != "" || r.Port != 0 || r.Path != "" || r.PrefixPath != ""
+	return r.URL == "" || r.Scheme != "" || r.Hostname != "" || r.Port != 0 || r.Path != "" || r.PrefixPath != ""
 }
 
 // ValidRedirectURL checks a redirect target: an absolute http(s) URL or a path, either

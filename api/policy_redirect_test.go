@@ -20,7 +20,7 @@ func TestRedirectPartsValidate(t *testing.T) {
 		{"all parts", Location{Redirect: rd(Redirect{Scheme: "https", Hostname: "a.test", Port: 8443, PrefixPath: "/new", Code: 308})}, ""},
 		{"hostname only", Location{Redirect: rd(Redirect{Hostname: "a.test", Code: 301})}, ""},
 		{"path only", Location{Redirect: rd(Redirect{Path: "/x", Code: 303})}, ""},
-		{"nothing", Location{Redirect: rd(Redirect{Code: 302})}, "redirect.url"},
+		{"code only: the request's own URL", Location{Redirect: rd(Redirect{Code: 303})}, ""},
 		{"url and parts", Location{Redirect: rd(Redirect{URL: "/x", Scheme: "https"})}, "redirect.url"},
 		{"scheme ftp", Location{Redirect: rd(Redirect{Scheme: "ftp"})}, "redirect.scheme"},
 		{"hostname with $", Location{Redirect: rd(Redirect{Hostname: "$host"})}, "redirect.hostname"},

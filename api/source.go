@@ -14,6 +14,7 @@ const (
 	ObjectIngress   = "Ingress"
 	ObjectHTTPRoute = "HTTPRoute"
 	ObjectGRPCRoute = "GRPCRoute"
+	ObjectGateway   = "Gateway"
 )
 
 // Source records who owns an object. The reconciler only changes what Kubernetes owns, and
@@ -21,8 +22,9 @@ const (
 type Source struct {
 	Kind string `json:"kind,omitempty" enums:"api,kubernetes" example:"api"`
 	// Object is the kind of the cluster object behind a kubernetes source: a Gateway API
-	// route (HTTPRoute, GRPCRoute); empty for an Ingress, a Service or a Secret.
-	Object    string `json:"object,omitempty" enums:"HTTPRoute,GRPCRoute" example:"HTTPRoute"`
+	// route (HTTPRoute, GRPCRoute), or a Gateway for the catch-all server its HTTPS
+	// listener without a hostname makes; empty for an Ingress, a Service or a Secret.
+	Object    string `json:"object,omitempty" enums:"HTTPRoute,GRPCRoute,Gateway" example:"HTTPRoute"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name,omitempty"`
 	UID       string `json:"uid,omitempty"`
@@ -52,9 +54,9 @@ func (s Source) validate() error {
 			}
 		}
 		switch s.Object {
-		case "", ObjectHTTPRoute, ObjectGRPCRoute:
+		case "", ObjectHTTPRoute, ObjectGRPCRoute, ObjectGateway:
 		default:
-			return Invalid("source.object", "must be HTTPRoute or GRPCRoute, or empty")
+			return Invalid("source.object", "must be HTTPRoute, GRPCRoute or Gateway, or empty")
 		}
 	default:
 		return Invalid("source.kind", "must be api or kubernetes")

@@ -84,6 +84,8 @@ type wrkShape struct {
 	// fresh sends "Connection: close", so that every request opens a new connection, as
 	// clients without keep-alive do.
 	fresh bool
+	// header is one more request header ("Origin: https://app.example"), or empty.
+	header string
 }
 
 func (s wrkShape) String() string {
@@ -117,6 +119,9 @@ func startWrk(tb testing.TB, url, host string, shape wrkShape) *wrkRun {
 		"-H", "Host: " + host, "-s", script}
 	if shape.fresh {
 		args = append(args, "-H", "Connection: close")
+	}
+	if shape.header != "" {
+		args = append(args, "-H", shape.header)
 	}
 	w.cmd = exec.Command(wrkBinary, append(args, url)...)
 	w.cmd.Stdout, w.cmd.Stderr = &w.out, &w.out

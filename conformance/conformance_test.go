@@ -24,6 +24,12 @@ const (
 // RESTYPLANE_CONFORMANCE=full every test of a feature restyplane claims.
 func TestConformance(t *testing.T) {
 	r := Run{Features: CoreFeatures, Version: os.Getenv(versionEnv), Test: os.Getenv(runEnv)}
+	if os.Getenv(modeEnv) != "full" && r.Test == "" {
+		for name, why := range KnownFailures {
+			t.Logf("skipped, a known failure: %s: %s", name, why)
+			r.Skip = append(r.Skip, name)
+		}
+	}
 	if os.Getenv(modeEnv) == "full" {
 		r.Features = nil
 		if p := os.Getenv(reportEnv); p != "" {

@@ -12,7 +12,6 @@ import (
 	confv1 "sigs.k8s.io/gateway-api/conformance/apis/v1"
 	"sigs.k8s.io/gateway-api/conformance/tests"
 	"sigs.k8s.io/gateway-api/conformance/utils/config"
-	"sigs.k8s.io/gateway-api/conformance/utils/grpc"
 	"sigs.k8s.io/gateway-api/conformance/utils/suite"
 	"sigs.k8s.io/gateway-api/pkg/features"
 	"sigs.k8s.io/yaml"
@@ -37,6 +36,8 @@ type Run struct {
 	Version string
 	// Test is the ShortName of the one test to run; empty runs every test.
 	Test string
+	// Skip are the ShortNames of tests not to run.
+	Skip []string
 }
 
 // RunSuite runs Gateway API's conformance tests, as the suite's own RunConformance does
@@ -58,13 +59,16 @@ func RunSuite(t *testing.T, c *Cluster, r Run) {
 			TimeoutConfig:        config.DefaultTimeoutConfig(),
 			Mode:                 "default",
 			RunTest:              r.Test,
+			SkipTests:            r.Skip,
 			ConformanceProfiles:  Profiles,
 			Implementation: confv1.Implementation{Organization: "restyplane", Project: "restyplane",
 				URL: "https://github.com/restyplane/restyplane", Version: r.Version,
 				Contact: []string{"https://github.com/restyplane/restyplane/issues"}},
 		},
 		Client: cl, ClientOptions: clOpts, Clientset: c.Client, RestConfig: c.Config,
-		GRPCClient: &grpc.DefaultClient{},
+		// No GRPCClient: each request then dials with its own authority, as the suite's
+		// own RunConformance does; one shared client kept the first request's authority
+		// (:authority) for every later one.
 		ManifestFS: []fs.FS{&gwconformance.Manifests},
 	}
 	cs, err := suite.NewConformanceTestSuite(opts)

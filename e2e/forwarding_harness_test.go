@@ -10,7 +10,7 @@ import (
 )
 
 // headerUpstream is a real upstream that answers with the request headers it got, as
-// JSON, and counts the requests each of the proxy's connections to it carried.
+// JSON (Host among them, as it arrived), and counts the requests each of the proxy's connections to it carried.
 type headerUpstream struct {
 	ep    map[string]any
 	mu    sync.Mutex
@@ -35,7 +35,9 @@ func newHeaderUpstream(t testing.TB) *headerUpstream {
 			u.conns[r.Context().Value(connKey{}).(string)]++
 			u.mu.Unlock()
 			w.Header().Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(r.Header)
+			h := r.Header.Clone()
+			h.Set("Host", r.Host) // net/http moves it out of the headers
+			json.NewEncoder(w).Encode(h)
 		}),
 	}
 	go srv.Serve(l)

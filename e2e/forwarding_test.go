@@ -40,6 +40,22 @@ func TestForwardedHeadersThroughREST(t *testing.T) {
 	check("off again", map[string]string{"X-Forwarded-For": "127.0.0.1", "X-Forwarded-Proto": "http"}, spoof...)
 }
 
+// TestHostWithPortThroughREST: the upstream gets the Host header as the client sent it,
+// port included, as ingress-nginx and Gateway API pass it; a request without a Host
+// (HTTP/1.0) gets the server's name.
+func TestHostWithPortThroughREST(t *testing.T) {
+	in := start(t)
+	up := newHeaderUpstream(t)
+	in.must("POST", "/api/v1/backends", backend("echo", up.ep))
+	in.must("POST", "/api/v1/servers", server("hostport", "hostport.test", location("/", "echo")))
+	in.waitSynced()
+	for _, host := range []string{"hostport.test:1234", "hostport.test"} {
+		if got := in.seen(host, "/").Get("Host"); got != host {
+			t.Errorf("Host %s: the upstream saw Host %q, want it as sent", host, got)
+		}
+	}
+}
+
 // TestProxySetHeadersAndKeepaliveThroughREST: settings' proxySetHeaders reach the
 // upstream on every request, their variables expanded and a location's own header
 // winning; the upstream keepalive's requests bound what one connection carries.

@@ -65,3 +65,62 @@ func TestCORSRedirectsAndWebSocketThroughREST(t *testing.T) {
 	}
 	t.Logf("wwwRedirect: %s", out.Error.Message)
 }
+
+// TestCORSWildcardsThroughREST: "*" methods and headers allow whatever a preflight asks
+// for, answered as asked; with credentials, where the Fetch standard takes "*" literally,
+// Gateway API's rules echo the origin, while ingress-nginx's (the default) answer "*",
+// which a browser refuses for a credentialed request.
+func TestCORSWildcardsThroughREST(t *testing.T) {
+	in := start(t)
+	in.must("POST", "/api/v1/backends", backend("web", serveLoopback(t, policyUpstream("web"))))
+	open := location("/open", "web")
+	open["cors"] = map[string]any{"allowOrigins": []string{"*"}, "allowMethods": []string{"*"},
+		"allowHeaders": []string{"*"}, "allowCredentials": true, "rules": "gateway-api"}
+	plain := location("/plain", "web")
+	plain["cors"] = map[string]any{"allowOrigins": []string{"*"}, "allowCredentials": true}
+	in.must("POST", "/api/v1/servers", server("wild", "wild.test", open, plain))
+	in.waitSynced()
+	if resp, _ := in.send("GET", "wild.test", "/plain", "Origin", "https://evil.test"); resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("ingress-nginx's rules, any origin with credentials: Access-Control-Allow-Origin = %q, want *", resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+	resp, _ := in.send("OPTIONS", "wild.test", "/open", "Origin", "https://other.foo.com",
+		"Access-Control-Request-Method", "PUT", "Access-Control-Request-Headers", "x-header-1, x-header-2")
+	for h, want := range map[string]string{"Access-Control-Allow-Origin": "https://other.foo.com",
+		"Access-Control-Allow-Methods": "PUT", "Access-Control-Allow-Headers": "x-header-1, x-header-2",
+		"Access-Control-Allow-Credentials": "true"} {
+		if got := resp.Header.Get(h); got != want {
+			t.Errorf("preflight %s = %q, want %q", h, got, want)
+		}
+	}
+	if resp.StatusCode != 204 {
+		t.Errorf("preflight = %d, want 204", resp.StatusCode)
+	}
+}
+
+// TestCORSGatewayRulesThroughREST: with rules "gateway-api" a wildcard origin's "*."
+// takes any number of labels, and a preflight from an origin not allowed is answered 403
+// by the proxy, without CORS headers and without reaching the upstream; with
+// ingress-nginx's rules (the default) the wildcard takes one label.
+func TestCORSGatewayRulesThroughREST(t *testing.T) {
+	in := start(t)
+	in.must("POST", "/api/v1/backends", backend("web", serveLoopback(t, policyUpstream("web"))))
+	gw := location("/gw", "web")
+	gw["cors"] = map[string]any{"allowOrigins": []string{"https://*.bar.com"}, "rules": "gateway-api"}
+	ing := location("/ing", "web")
+	ing["cors"] = map[string]any{"allowOrigins": []string{"https://*.bar.com"}}
+	in.must("POST", "/api/v1/servers", server("rules", "rules.test", gw, ing))
+	in.waitSynced()
+	preflight := func(path, origin string) (int, string) {
+		resp, _ := in.send("OPTIONS", "rules.test", path, "Origin", origin, "Access-Control-Request-Method", "GET")
+		return resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin")
+	}
+	if code, allow := preflight("/gw", "https://a.b.bar.com"); code != 204 || allow != "https://a.b.bar.com" {
+		t.Errorf("gateway-api, two labels: %d %q, want 204 allowing the origin", code, allow)
+	}
+	if code, allow := preflight("/gw", "https://foobar.com"); code != 403 || allow != "" {
+		t.Errorf("gateway-api, origin not allowed: %d %q, want 403 without CORS headers", code, allow)
+	}
+	if code, allow := preflight("/ing", "https://a.b.bar.com"); code == 204 || allow != "" {
+		t.Errorf("ingress-nginx, two labels: %d %q, want it not allowed", code, allow)
+	}
+}

@@ -29,6 +29,9 @@ func TestKubernetesControllerDefaultBackend(t *testing.T) {
 			t.Fatalf("Ingress %s: %s event %q", name, e.Type, e.Message)
 		}
 	}
+	// Applied means in the history; the fallback answered nobody.test before the Ingresses
+	// came, so only the sync says that their reload is done.
+	ki.waitSynced()
 	ki.servedBy("nobody.test", "fallback", time.Now(), 10*time.Second)
 	ki.wantFrom(shop, "/app/x", "web")
 	ki.wantFrom(shop, "/other", "fallback")

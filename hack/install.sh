@@ -3,8 +3,9 @@
 # more: `run` gets nginx with the Lua, stream and ModSecurity modules, the Core Rule Set and
 # the Lua libraries; `test` also the test tools
 # (etcd, Chromium, wrk, iproute2, swag, kube-apiserver, and for the Gateway API conformance
-# harness kube-controller-manager, kube-scheduler and kwok); `bench` and `openapi` what
-# those targets need. It is idempotent: a second run installs nothing and returns fast.
+# harness kube-controller-manager, kube-scheduler and kwok); `bench` (valgrind besides) and
+# `openapi` what those targets need. It is idempotent: a second run installs nothing and
+# returns fast.
 #
 #   hack/install.sh run|test|bench|openapi|image
 #
@@ -22,7 +23,7 @@ mode="${1:-test}"
 run_pkgs=(nginx-light libnginx-mod-http-lua libnginx-mod-stream libnginx-mod-http-modsecurity modsecurity-crs lua-cjson lua-resty-core lua-resty-lrucache)
 test_pkgs=(etcd-server chromium wrk iproute2 caddy mmdebstrap docker.io)
 image_pkgs=(mmdebstrap docker.io)
-bench_pkgs=(etcd-server wrk iproute2 caddy)
+bench_pkgs=(etcd-server wrk iproute2 caddy valgrind)
 
 pkgs=("${run_pkgs[@]}")
 go_tools=()

@@ -109,6 +109,35 @@ func (m *merge) claimEntry(rp *routePlan, e routeEntry) {
 	rp.applied = true
 }
 
+// gatewayCatchAll gives the catch-all the certificate of the oldest Gateway's HTTPS
+// listener without a hostname on the proxy's HTTPS port: such a listener answers every
+// name, those no route serves too (with a 404), so a client asking for one must meet its
+// certificate, not the proxy's self-signed one. Without a route on the catch-all, the
+// Gateway owns its server, which has no location.
+func (m *merge) gatewayCatchAll(gp *gatewayPlan) {
+	if gp == nil {
+		return
+	}
+	for _, g := range gp.gatewayList {
+		for _, l := range g.listeners {
+			if !l.https || l.port != 0 || l.spec.Hostname != nil || !l.serves() {
+				continue
+			}
+			hb := m.hosts[api.CatchAllHostname]
+			if hb == nil {
+				src := api.Source{Kind: api.SourceKubernetes, Object: api.ObjectGateway,
+					Namespace: g.obj.Namespace, Name: g.obj.Name, UID: string(g.obj.UID)}
+				hb = &hostBuild{defaultSource: &src}
+				m.hosts[api.CatchAllHostname] = hb
+			}
+			if hb.gwTLS == nil {
+				hb.gwTLS = l
+			}
+			return
+		}
+	}
+}
+
 // gatewayTLS gives each host an HTTPS listener serves the listener's certificate, unless
 // an Ingress's TLS entry gave it one (the Ingress's stays).
 func (m *merge) gatewayTLS() {

@@ -36,12 +36,13 @@ func (gp *gatewayPlan) mirrorFilter(rp *routePlan, l *api.Location, f *gatewayv1
 	return addMirror(l, name, min(percent, 100))
 }
 
-// corsFilter translates the CORS filter; a max age of 0 is the spec's 5 seconds.
+// corsFilter translates the CORS filter, with Gateway API's rules; a max age of 0 is the
+// spec's 5 seconds.
 func corsFilter(f *gatewayv1.HTTPCORSFilter) *api.CORS {
 	if f == nil {
 		return nil
 	}
-	c := &api.CORS{AllowCredentials: f.AllowCredentials, MaxAge: int(f.MaxAge)}
+	c := &api.CORS{AllowCredentials: f.AllowCredentials, MaxAge: int(f.MaxAge), Rules: api.CORSRulesGatewayAPI}
 	if c.MaxAge == 0 {
 		c.MaxAge = 5
 	}

@@ -23,7 +23,7 @@ func (p *gatewayReporter) setRoute(ctx context.Context, controller string, r *Ro
 	switch route := r.Route.(type) {
 	case *gatewayv1.HTTPRoute:
 		routes := v1.HTTPRoutes(route.Namespace)
-		cur := route.DeepCopy()
+		var cur *gatewayv1.HTTPRoute // read fresh, see setClass
 		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			if cur == nil {
 				fresh, err := routes.Get(ctx, route.Name, metav1.GetOptions{})
@@ -43,7 +43,7 @@ func (p *gatewayReporter) setRoute(ctx context.Context, controller string, r *Ro
 		})
 	case *gatewayv1.GRPCRoute:
 		routes := v1.GRPCRoutes(route.Namespace)
-		cur := route.DeepCopy()
+		var cur *gatewayv1.GRPCRoute // read fresh, see setClass
 		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			if cur == nil {
 				fresh, err := routes.Get(ctx, route.Name, metav1.GetOptions{})

@@ -264,3 +264,22 @@ func TestGatewayPortsTheModelRefuses(t *testing.T) {
 		t.Errorf("route problems %v, want the catch-all's HTTPS refused", r.Problems)
 	}
 }
+
+// TestGatewayCatchAllCertificate: an HTTPS listener without a hostname answers every
+// name, those no route serves too (404): the catch-all presents its certificate, or a
+// client asking for another name met the proxy's self-signed one and never got the 404.
+func TestGatewayCatchAllCertificate(t *testing.T) {
+	cert, key := kubetest.SelfSigned(t, "example.org")
+	objs := gatewayBase(kubetest.HTTPSListener("https", 443, "", "cert"))
+	objs = append(objs, kubetest.TLSSecret("infra", "cert", cert, key))
+	objs = append(objs, serviceWith("infra", "web", "10.0.0.1")...)
+	objs = append(objs, routeAged(parentOn(kubetest.HTTPRoute("infra", "r", "", []string{"example.org"}, kubetest.Rule("/", []string{"web"})), ""), 1))
+	tr := translateGateway(t, objs...)
+	srv := tr.Servers["k8s._default"]
+	if srv == nil || srv.TLS == nil || srv.TLS.Certificate != "k8s.infra.cert" || len(srv.Locations) != 0 {
+		t.Fatalf("catch-all server = %+v, want TLS with the listener's certificate k8s.infra.cert and no location", srv)
+	}
+	if got := srv.Source.String(); got != "kubernetes Gateway infra/gw" {
+		t.Errorf("catch-all source = %s, want the Gateway", got)
+	}
+}

@@ -10,7 +10,10 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// setClass brings a GatewayClass's status to the report's.
+// setClass brings a GatewayClass's status to the report's. Like every status write, it
+// compares with the object as the API server has it, never with the report's copy: that
+// is the informer's and may be older, and a Gateway whose copy still showed it Programmed
+// at an earlier revision looked done and was left Pending at the next.
 func (p *gatewayReporter) setClass(ctx context.Context, c ClassReport) {
 	gc := c.Class
 	key := "GatewayClass " + gc.Name + " " + string(gc.UID)
@@ -18,7 +21,7 @@ func (p *gatewayReporter) setClass(ctx context.Context, c ClassReport) {
 		return
 	}
 	classes := p.client.gateway.GatewayV1().GatewayClasses()
-	cur := gc.DeepCopy()
+	var cur *gatewayv1.GatewayClass // read fresh, see setClass
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if cur == nil {
 			fresh, err := classes.Get(ctx, gc.Name, metav1.GetOptions{})
@@ -56,7 +59,7 @@ func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport,
 		return
 	}
 	gws := p.client.gateway.GatewayV1().Gateways(gw.Namespace)
-	cur := gw.DeepCopy()
+	var cur *gatewayv1.Gateway // read fresh, see setClass
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if cur == nil {
 			fresh, err := gws.Get(ctx, gw.Name, metav1.GetOptions{})

@@ -48,7 +48,8 @@ type hostBuild struct {
 	gwTLS   *listenerState
 	gwTLSBy *routePlan
 	// defaultSource is the controller-wide default backend's Service, the source of a
-	// server no Ingress routes on (source is nil then).
+	// server no Ingress routes on (source is nil then), or the Gateway of a catch-all
+	// that only presents an HTTPS listener's certificate (gatewayCatchAll).
 	defaultSource *api.Source
 	claims        []*claim
 	tls           *api.ServerTLS

@@ -158,6 +158,7 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 	m.addDefaultBackend(snap)
 	m.addAliases(mains, owners) // policies
 	m.chooseTLS(mains)
+	m.gatewayCatchAll(gw)
 	m.gatewayTLS()
 	m.buildServers()
 	m.addHtpasswds(mains) // policies

@@ -40,7 +40,7 @@ func (in httpInput) config() api.Config {
 	srv := api.Server{Name: "s", Hostnames: []string{"h.example"}, AppRoot: in.appRoot, WWWRedirect: true, ForceSSLRedirect: true,
 		Locations: []api.Location{
 			{Path: "/a", Match: api.MatchPrefix, Backend: "b", CORS: &api.CORS{AllowOrigins: []string{in.origin},
-				AllowMethods: []string{in.method}, AllowHeaders: []string{in.header}, ExposeHeaders: []string{in.expose}}},
+				AllowMethods: []string{in.method}, AllowHeaders: []string{in.header}, ExposeHeaders: []string{in.expose}, Rules: api.CORSRulesGatewayAPI}},
 			{Path: "/a/b", Match: api.MatchPrefix, Backend: "b"},
 			{Path: "/c", Match: api.MatchExact, Redirect: &api.Redirect{URL: in.url, Code: 308}},
 			{Path: "^/old/(.*)", Match: api.MatchRegex, Backend: "b", Redirect: &api.Redirect{URL: in.capURL, Code: 302}},

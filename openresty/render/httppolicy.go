@@ -22,6 +22,10 @@ type corsConf struct {
 	Expose      string          `json:"expose"`
 	Credentials bool            `json:"credentials"`
 	MaxAge      string          `json:"maxAge"`
+	// Deep lets a wildcard take any number of labels; Refuse answers a preflight from an
+	// origin not allowed 403 (Gateway API's rules).
+	Deep   bool `json:"deep,omitempty"`
+	Refuse bool `json:"refuse,omitempty"`
 }
 
 // corsWildcard is https://*.example.com[:port] split around its "*".
@@ -41,7 +45,8 @@ func newCORSConf(c *api.CORS) string {
 	srv.Normalize() // defaults, on a copy: the config's objects are never changed
 	n = *srv.Locations[0].CORS
 	conf := corsConf{Methods: strings.Join(n.AllowMethods, ", "), Headers: strings.Join(n.AllowHeaders, ", "),
-		Expose: strings.Join(n.ExposeHeaders, ", "), Credentials: *n.AllowCredentials, MaxAge: strconv.Itoa(n.MaxAge)}
+		Expose: strings.Join(n.ExposeHeaders, ", "), Credentials: *n.AllowCredentials, MaxAge: strconv.Itoa(n.MaxAge),
+		Deep: n.Rules == api.CORSRulesGatewayAPI, Refuse: n.Rules == api.CORSRulesGatewayAPI}
 	for _, o := range n.AllowOrigins {
 		switch prefix, suffix, wild := strings.Cut(o, "*."); {
 		case o == "*":

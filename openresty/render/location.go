@@ -136,7 +136,7 @@ type defaultHeader struct {
 // proxySetHeaders: the X-Forwarded-* headers say what the proxy sees, whatever the
 // client sent in them.
 var defaultHeaders = []defaultHeader{
-	{Name: "Host", Value: "$host"},
+	{Name: "Host", Value: "$rp_host"},
 	{Name: "X-Real-IP", Value: "$remote_addr"},
 	{Name: "X-Forwarded-For", Value: "$remote_addr"},
 	{Name: "X-Forwarded-Proto", Value: "$scheme"},

@@ -74,6 +74,11 @@ function _M.build(b)
             cookie_var = type(c.cookie) == "string" and c.cookie ~= "" and "cookie_" .. c.cookie or nil,
         }
     end
+    -- Decided here, once per change, rather than on every request: a backend whose
+    -- requests need memory of their own (the canary's choice, EWMA's attempts in flight,
+    -- the affinity cookie to set) keeps it in ngx.ctx; a request to any other needs it
+    -- only when it may be retried on another peer.
+    inst.stateful = inst.canary ~= nil or inst.affinity ~= nil or inst.balancer.observe ~= nil
     return inst
 end
 

@@ -10,18 +10,32 @@ local dict = ngx.shared.restyplane_backends
 local store = versioned.new(dict, "b")
 local _M = {}
 
--- cache maps a backend name to its decoded form in this worker.
+-- cache maps a backend name to its decoded form in this worker; stateful counts the
+-- cached backends whose requests keep state (backend.build), so that the phases after
+-- the balancer look for a request's state only in a worker that has such a backend.
 local cache = {}
+local stateful = 0
+
+local function put(name, c)
+    local old = cache[name]
+    if old and old.stateful then
+        stateful = stateful - 1
+    end
+    if c and c.stateful then
+        stateful = stateful + 1
+    end
+    cache[name] = c
+end
 
 -- get returns the worker's copy of a backend, decoding it again only when the version in
--- the shared dict moved.
+-- the shared dict moved: one dict read per request, with a key the copy keeps.
 function _M.get(name)
-    local ver = store:version(name)
+    local c = cache[name]
+    local ver = store:version(name, c and c.key)
     if not ver then
-        cache[name] = nil
+        put(name, nil)
         return nil
     end
-    local c = cache[name]
     if c and c.version == ver then
         return c
     end
@@ -34,8 +48,20 @@ function _M.get(name)
     -- The body carries its own version: if a push landed between the two reads, the
     -- cache holds the newer body under its own version and the next request agrees.
     c = backend.build(b)
-    cache[name] = c
+    c.key = versioned.key(name)
+    put(name, c)
     return c
+end
+
+-- cached returns the worker's copy of a backend as the balancer last saw it, without
+-- reading the shared dict: for the phases after the balancer, of the same request.
+function _M.cached(name)
+    return cache[name]
+end
+
+-- any_stateful says whether a cached backend keeps request state.
+function _M.any_stateful()
+    return stateful > 0
 end
 
 local function valid_name(n)

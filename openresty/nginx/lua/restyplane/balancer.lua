@@ -4,119 +4,131 @@
 -- share, in $rp_routes.
 local ngx_balancer = require("ngx.balancer")
 local backends = require("restyplane.backends")
+local canary = require("restyplane.canary")
 local drain = require("restyplane.drain")
+local mirror = require("restyplane.mirror")
 local routes = require("restyplane.routes")
 
 local _M = {}
 
--- canary decides, once per request, whether the alternative backend serves it: a header
--- or cookie that says "always" or "never" (or the header's configured value) decides
--- first, then the weight.
-local function canary(primary)
-    local c = primary.canary
-    if not c then
-        return primary
-    end
-    local alt = backends.get(c.backend)
-    if not alt or #alt.peers == 0 then
-        return primary
-    end
-    if c.header_var then
-        local v = ngx.var[c.header_var]
-        if v and c.header_value then
-            if v == c.header_value then
-                return alt
-            end
-        elseif v == "always" then
-            return alt
-        elseif v == "never" then
-            return primary
+local var = ngx.var
+-- NONE is the tried set of a first attempt that keeps no state: nothing tried yet.
+local NONE = setmetatable({}, { __newindex = function() error("NONE is read-only") end })
+
+-- timeouts applies the backend's timeouts, where the location set none of its own (a
+-- mirror's copy sees the copied request's variables, so it takes the backend's).
+local function timeouts(t, mirrored)
+    local set = not mirrored and var.rp_location_timeouts or ""
+    local c = not set:find("c", 1, true) and t.connect or nil
+    local s = not set:find("s", 1, true) and t.send or nil
+    local r = not set:find("r", 1, true) and t.read or nil
+    if c or s or r then
+        local ok, err = ngx_balancer.set_timeouts(c, s, r)
+        if not ok then
+            ngx.log(ngx.ERR, "restyplane: set timeouts: ", err)
         end
     end
-    if c.cookie_var then
-        local v = ngx.var[c.cookie_var]
-        if v == "always" then
-            return alt
-        elseif v == "never" then
-            return primary
-        end
+end
+
+-- more_tries is how many more peers a request to b may try after its first: a location's
+-- retry policy (its tries, the first included) wins over the backend's retries, and a
+-- retry always moves to a peer not tried yet, so there are at most as many as other peers.
+local function more_tries(b, mirrored)
+    local others = #b.peers - 1
+    if others < 1 then
+        return 0
     end
-    if c.weight > 0 and math.random(100) <= c.weight then
-        return alt
+    local more = b.retries
+    local tries = not mirrored and tonumber(var.rp_tries or "")
+    if tries then
+        more = tries - 1
     end
-    return primary
+    return math.min(more, others)
+end
+
+local function set_peer(peer)
+    local ok, err = ngx_balancer.set_current_peer(peer.host, peer.port)
+    if not ok then
+        ngx.log(ngx.ERR, "restyplane: set peer ", peer.id, ": ", err)
+        return ngx.exit(500)
+    end
 end
 
 -- first_attempt settles the backend, its timeouts and its retries for the request. A
+-- request to a backend that keeps no state (backend.build decides) and that no retry
+-- follows gets its peer here, and first_attempt returns nil: it costs no ngx.ctx and no
+-- table. Any other gets the state that its next attempts and later phases read. A
 -- mirror's copy names its backend in ngx.ctx (see restyplane.mirror): the variables it
--- sees are the copied request's, its location's timeouts and tries included.
+-- sees are the copied request's.
 local function first_attempt()
-    local mirror = ngx.ctx.rp_mirror
-    local name = mirror or ngx.var.rp_backend
-    if not mirror and (not name or name == "") then
-        name = routes.backend(ngx.var.rp_routes, ngx.var.rp_prefix)
+    local mirrored = mirror.waiting() and ngx.ctx.rp_mirror or nil
+    if mirrored then
+        mirror.taken()
+    end
+    local name = mirrored or var.rp_backend
+    if not mirrored and (not name or name == "") then
+        name = routes.backend(var.rp_routes, var.rp_prefix)
         if name then
-            -- For the access log, which names the backend.
-            ngx.var.rp_backend = name
+            -- For the access log and the counters, which name the backend.
+            var.rp_backend = name
         end
     end
     local b = name and name ~= "" and backends.get(name)
     if not b then
         ngx.log(ngx.ERR, "restyplane: backend \"", name, "\" has not been pushed")
-        return nil
+        return ngx.exit(500)
     end
-    b = canary(b)
-    local t = b.timeouts
-    if t then
-        -- A timeout the location set itself wins over the backend's.
-        local set = not mirror and ngx.var.rp_location_timeouts or ""
-        local c = not set:find("c", 1, true) and t.connect or nil
-        local s = not set:find("s", 1, true) and t.send or nil
-        local r = not set:find("r", 1, true) and t.read or nil
-        if c or s or r then
-            local ok, err = ngx_balancer.set_timeouts(c, s, r)
-            if not ok then
-                ngx.log(ngx.ERR, "restyplane: set timeouts: ", err)
-            end
-        end
+    -- The backend the location names decides whether the request keeps state: a canary's
+    -- alternative is counted under its own name, which only the state holds.
+    local stateful = b.stateful
+    if stateful then
+        b = canary.choose(b)
     end
-    -- A location's retry policy (its tries, the first included) wins over the backend's
-    -- retries; a retry always moves to a peer not tried yet, so there are at most as many
-    -- more tries as other peers.
-    local more = b.retries
-    local tries = not mirror and tonumber(ngx.var.rp_tries or "")
-    if tries then
-        more = tries - 1
+    if b.timeouts then
+        timeouts(b.timeouts, mirrored)
     end
+    local more = more_tries(b, mirrored)
     local pinned, key
     if b.affinity then
         pinned, key = b.affinity:pinned()
         -- A client that is to change peers when its own fails gets one more try, on
         -- another peer, when nothing else allows one.
-        if pinned and more == 0 and b.affinity.change_on_failure then
+        if pinned and more == 0 and b.affinity.change_on_failure and b.peers[2] then
             more = 1
         end
     end
-    if more > 0 and #b.peers > 1 then
-        local ok, err = ngx_balancer.set_more_tries(math.min(more, #b.peers - 1))
+    if more > 0 then
+        local ok, err = ngx_balancer.set_more_tries(more)
         if not ok then
             ngx.log(ngx.ERR, "restyplane: set more tries: ", err)
         end
+    elseif not stateful then
+        local peer = b.peers[1]
+        if b.peers[2] then
+            peer = b.balancer:pick(NONE, b.hash_var and (var[b.hash_var] or "") or nil)
+        end
+        if not peer then
+            ngx.log(ngx.ERR, "restyplane: backend \"", b.name, "\" has no endpoint to try")
+            return ngx.exit(500)
+        end
+        return set_peer(peer)
     end
-    return { backend = b, tried = {}, picked = {}, pinned = pinned, key = key }
+    local st = { backend = b, tried = {}, picked = {}, pinned = pinned, key = key }
+    ngx.ctx.rp = st
+    return st
 end
 
 -- balance runs for every attempt; a retry moves to a peer not tried yet.
 function _M.balance()
-    local ctx = ngx.ctx
-    local st = ctx.rp
+    local st
+    if ngx_balancer.get_last_failure() ~= nil then
+        st = ngx.ctx.rp
+    end
     if not st then
         st = first_attempt()
         if not st then
-            -- nginx answers any exit from the balancer with a 500.
-            return ngx.exit(500)
+            return
         end
-        ctx.rp = st
     end
     local b = st.backend
     local peer, cookie
@@ -124,7 +136,7 @@ function _M.balance()
         peer, cookie = b.affinity:choose(st)
     end
     if not peer then
-        local key = b.hash_var and (ngx.var[b.hash_var] or "") or nil
+        local key = b.hash_var and (var[b.hash_var] or "") or nil
         peer = b.balancer:pick(st.tried, key)
         if cookie == true then
             cookie = peer and peer.cookie
@@ -136,16 +148,28 @@ function _M.balance()
     end
     st.tried[peer.id] = true
     st.picked[#st.picked + 1] = peer
-    local ok, err = ngx_balancer.set_current_peer(peer.host, peer.port)
-    if not ok then
-        ngx.log(ngx.ERR, "restyplane: set peer ", peer.id, ": ", err)
-        return ngx.exit(500)
-    end
+    set_peer(peer)
     if b.affinity then
         -- The last attempt decides: a cookie that pins the client to the peer that
         -- answers, or none, which leaves the client its own.
-        ctx.rp_cookie = cookie and b.affinity:set_cookie(cookie) or nil
+        ngx.ctx.rp_cookie = cookie and b.affinity:set_cookie(cookie) or nil
     end
+end
+
+-- state returns the request's balancer state, or nil when its backend keeps none. The
+-- phases after the balancer ask for it rather than read ngx.ctx themselves: the first
+-- read of ngx.ctx makes a table for the request, which only a stateful backend's needs.
+-- The backend is the worker's copy as the balancer left it, with no shared dict read.
+function _M.state()
+    if not backends.any_stateful() then
+        return nil
+    end
+    local name = var.rp_backend
+    local b = name and backends.cached(name)
+    if b and b.stateful then
+        return ngx.ctx.rp
+    end
+    return nil
 end
 
 -- header_filter asks the client to close its connection while a reload drains (it runs at
@@ -153,7 +177,8 @@ end
 -- cookie when the request did not already carry it.
 function _M.header_filter()
     drain.header_filter()
-    local c = ngx.ctx.rp_cookie
+    local st = _M.state()
+    local c = st and ngx.ctx.rp_cookie
     if not c then
         return
     end
@@ -168,17 +193,17 @@ function _M.header_filter()
     end
 end
 
--- log reports each attempt's response time to a balancer that learns from them.
-function _M.log()
-    local st = ngx.ctx.rp
+-- log reports each attempt's response time to a balancer that learns from them; st is
+-- the request's state (see state).
+function _M.log(st)
     if not st or not st.backend.balancer.observe then
         return
     end
     local times, statuses = {}, {}
-    for t in (ngx.var.upstream_response_time or ""):gmatch("[^,:%s]+") do
+    for t in (var.upstream_response_time or ""):gmatch("[^,:%s]+") do
         times[#times + 1] = tonumber(t) or 0
     end
-    for s in (ngx.var.upstream_status or ""):gmatch("[^,:%s]+") do
+    for s in (var.upstream_status or ""):gmatch("[^,:%s]+") do
         statuses[#statuses + 1] = tonumber(s) or 0
     end
     for i, peer in ipairs(st.picked) do

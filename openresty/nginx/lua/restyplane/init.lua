@@ -19,9 +19,12 @@ function _M.init(c)
     require("restyplane.affinity")
     require("restyplane.backend")
     require("restyplane.backends")
+    require("restyplane.canary")
     require("restyplane.balancer")
     require("restyplane.certs")
+    require("restyplane.count")
     require("restyplane.counters")
+    require("restyplane.finish")
     require("restyplane.cidr")
     require("restyplane.limit")
     require("restyplane.policy")
@@ -36,9 +39,11 @@ function _M.init(c)
 end
 
 -- init_worker seeds each worker differently: forked workers would otherwise share one
--- random sequence, and canary splits and EWMA's two choices would move in lockstep.
+-- random sequence, and canary splits and EWMA's two choices would move in lockstep. It
+-- starts the timer that moves the worker's request counts to the shared dict.
 function _M.init_worker()
     math.randomseed(ngx.now() * 1000 + ngx.worker.pid())
+    require("restyplane.count").start()
 end
 
 -- generation is the generation of the conf this worker runs.

@@ -13,6 +13,10 @@ local _M = {}
 
 local cache = {}
 
+-- inside is the number of this worker's requests counted in a connection limit and not
+-- let out yet.
+local inside = 0
+
 local function num(v)
     if type(v) == "number" and v > 0 then
         return v
@@ -42,11 +46,11 @@ local function compile(p, ver)
 end
 
 local function get(name)
-    local ver = store:version(name)
+    local c = cache[name]
+    local ver = store:version(name, c and c.key)
     if not ver then
         return nil
     end
-    local c = cache[name]
     if c and c.version == ver then
         return c
     end
@@ -61,6 +65,8 @@ local function get(name)
         ngx.log(ngx.ERR, "restyplane: policy ", name, ": ", err)
         return nil
     end
+    -- The keys of the limits' counts, but for the address: built once per change.
+    c.key, c.rps_key, c.rpm_key = versioned.key(name), "s|" .. name .. "|", "m|" .. name .. "|"
     cache[name] = c
     return c
 end
@@ -84,25 +90,32 @@ function _M.access(name)
     if not (p.rps or p.rpm or p.conns) or (p.exempt and cidr.match(p.exempt, addr)) then
         return
     end
-    local key = name .. "|" .. addr
-    if p.rps and not limit.rate("s|" .. key, p.rps, p.rps_burst) then
+    if p.rps and not limit.rate(p.rps_key .. addr, p.rps, p.rps_burst) then
         return ngx.exit(p.status)
     end
-    if p.rpm and not limit.rate("m|" .. key, p.rpm, p.rpm_burst) then
+    if p.rpm and not limit.rate(p.rpm_key .. addr, p.rpm, p.rpm_burst) then
         return ngx.exit(p.status)
     end
     if p.conns then
-        if not limit.enter("c|" .. key, p.conns) then
+        local key = "c|" .. name .. "|" .. addr
+        if not limit.enter(key, p.conns) then
             return ngx.exit(p.status)
         end
-        ngx.ctx.rp_conn = "c|" .. key
+        ngx.ctx.rp_conn = key
+        inside = inside + 1
     end
 end
 
 -- log lets out the connection access counted in (the http-level log phase calls it).
+-- Only while a request of this worker is inside a connection limit does it read ngx.ctx,
+-- whose first read makes a table for the request.
 function _M.log()
+    if inside == 0 then
+        return
+    end
     local key = ngx.ctx.rp_conn
     if key then
+        inside = inside - 1
         limit.leave(key)
     end
 end

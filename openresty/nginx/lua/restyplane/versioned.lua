@@ -22,9 +22,15 @@ function _M:names()
     return out
 end
 
--- version returns the stored version of name, or nil.
-function _M:version(name)
-    return self.dict:get("v:" .. name)
+-- key is the dict key of name's version: a reader that keeps it with its copy of the
+-- object checks the version without building the key on every request.
+function _M.key(name)
+    return "v:" .. name
+end
+
+-- version returns the stored version of name, or nil; key, when given, is _M.key(name).
+function _M:version(name, key)
+    return self.dict:get(key or "v:" .. name)
 end
 
 -- body returns the stored body of name, or nil.

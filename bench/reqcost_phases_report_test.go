@@ -1,0 +1,101 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// phasesReport is the phases benchmark's section: each variant's requests per second and
+// workers' CPU per request, and what each phase adds to the request.
+func phasesReport(load string, targets []costTarget, runs [][]costSample, instr []float64) string {
+	var w strings.Builder
+	w.WriteString(header("Request cost, phase by phase", "BenchmarkRequestCostPhases", load))
+	fmt.Fprintf(&w, "Route: %s, loaded as in BenchmarkRequestCost (wrk, %s, %d rounds of %s each, the variants in turn). "+
+		"Each variant is restyplane's nginx.conf for the benchmark's routes as rendered, with one per-request Lua phase taken out, "+
+		"run by the same instance mechanism as restyplane's (render, nginx -t, start, full push); plain nginx is BenchmarkRequestCost's. "+
+		"A phase's cost is the workers' CPU per request with it less without it; its share is that over restyplane's CPU per "+
+		"request less plain nginx's. The last variant keeps the three phases but runs none of restyplane's Lua in them: what it "+
+		"takes out is restyplane's own Lua, and what is left over plain nginx is ngx_lua's cost of running a phase (with "+
+		"set_current_peer's parse of the address).  \nLoad average when it ended: %s\n\n", costRoutes[0].name, costShape, costRounds, costRun, loadAverage())
+	w.WriteString("| variant | req/s (median) | ratio to as rendered | workers' CPU per request | cost of what it takes out | share |\n|---|---|---|---|---|---|\n")
+	full := cpuMedian(runs[0])
+	floor := cpuMedian(runs[len(runs)-1])
+	for k, t := range targets {
+		ratios := make([]float64, len(runs[k]))
+		for i := range ratios {
+			ratios[i] = runs[k][i].rps() / runs[0][i].rps()
+		}
+		cost, share := "—", "—"
+		if k > 0 && k < len(targets)-1 {
+			d := full - cpuMedian(runs[k])
+			cost = fmtMicro(d)
+			share = fmt.Sprintf("%.0f%%", 100*float64(d)/float64(max(full-floor, 1)))
+		}
+		fmt.Fprintf(&w, "| %s | %.0f | %.3f | %s | %s | %s |\n", t.name, median(rpsOf(runs[k])), median(ratios), fmtMicro(cpuMedian(runs[k])), cost, share)
+	}
+	fmt.Fprintf(&w, "\nrestyplane's CPU per request over plain nginx's, in this run: %s.\n\n", fmtMicro(full-floor))
+	fmt.Fprintf(&w, "The same variants again, each alone with one worker under valgrind's callgrind: the instructions the worker runs per "+
+		"request (user space: nginx, the Lua VM and its compiled code, libc; %s of wrk after %s of warm-up). The count does not move "+
+		"with the machine's load.\n\n", callgrindRun, callgrindWarm)
+	w.WriteString("| variant | instructions per request | cost of what it takes out | share |\n|---|---|---|---|\n")
+	last := len(instr) - 1
+	for k, t := range targets {
+		cost, share := "—", "—"
+		if k > 0 && k < last {
+			cost = fmt.Sprintf("%.0f", instr[0]-instr[k])
+			share = fmt.Sprintf("%.0f%%", 100*(instr[0]-instr[k])/(instr[0]-instr[last]))
+		}
+		fmt.Fprintf(&w, "| %s | %.0f | %s | %s |\n", t.name, instr[k], cost, share)
+	}
+	fmt.Fprintf(&w, "\nrestyplane's instructions per request over plain nginx's: %.0f (%.0f%% more).\n", instr[0]-instr[last],
+		100*(instr[0]-instr[last])/instr[last])
+	w.WriteString(phasesBefore)
+	return w.String()
+}
+
+func cpuMedian(runs []costSample) time.Duration {
+	v := make([]float64, len(runs))
+	for i, r := range runs {
+		v[i] = float64(r.cpuPerRequest())
+	}
+	return time.Duration(median(v))
+}
+
+// phasesBefore is this benchmark's tables on the code before the changes that took the
+// per-request cost out (without the last variant, which came with them), and what changed.
+const phasesBefore = "\n### Before\n\nThe same benchmark on the code before (main at c20f03e), 2026-11-27 01:58 UTC, load average 1.70 at the start, " +
+	"11.60 at the end:\n\n" +
+	"| variant | req/s (median) | ratio to as rendered | workers' CPU per request | cost of what it takes out | share |\n|---|---|---|---|---|---|\n" +
+	"| as rendered | 37134 | 1.000 | 19.9 µs | — | — |\n" +
+	"| without header_filter_by_lua | 41387 | 1.215 | 18.2 µs | 1.6 µs | 28% |\n" +
+	"| without log_by_lua | 52540 | 1.386 | 17.6 µs | 2.3 µs | 38% |\n" +
+	"| without balancer_by_lua (static upstream) | 47403 | 1.395 | 16.9 µs | 3.0 µs | 50% |\n" +
+	"| without the three (no Lua per request) | 36256 | 0.980 | 13.7 µs | 6.2 µs | 105% |\n" +
+	"| plain nginx | 43443 | 1.228 | 14.0 µs | — | — |\n\n" +
+	"| variant | instructions per request | cost of what it takes out | share |\n|---|---|---|---|\n" +
+	"| as rendered | 47726 | — | — |\n" +
+	"| without header_filter_by_lua | 45656 | 2070 | 11% |\n" +
+	"| without log_by_lua | 40893 | 6833 | 36% |\n" +
+	"| without balancer_by_lua (static upstream) | 38559 | 9167 | 49% |\n" +
+	"| without the three (no Lua per request) | 29239 | 18487 | 98% |\n" +
+	"| plain nginx | 28875 | — | — |\n\n" +
+	"restyplane's instructions per request over plain nginx's: 18851 (65% more); CPU per request: 5.9 µs more.\n\n" +
+	phasesChanges
+
+// phasesChanges is what took the cost out: how each phase does its work, not what it does.
+const phasesChanges = "### What changed\n\n" +
+	"- **log_by_lua** (the counters behind automatic rollback): each worker adds its counts up in Lua tables, and a timer adds " +
+	"them to the shared dict every 0.1 s (and when the worker exits), instead of two shared-dict increments with keys built " +
+	"per request; a reading adds its own worker's counts first. A proxied location names its server and backend to the log " +
+	"phase as literals instead of the phase reading $rp_server and $rp_backend; the three modules' calls are one. It reads " +
+	"ngx.ctx (whose first read makes a table per request) only for a backend that keeps state, and the connection limit's " +
+	"release only while a request of the worker holds one.\n" +
+	"- **balancer_by_lua**: a backend without a canary, EWMA or affinity, not retried, picks its peer with no ngx.ctx and no " +
+	"table per request (one peer: no pick at all); whether a backend keeps state is decided when its copy is built, once per " +
+	"change. The version check keeps its dict key with the worker's copy instead of building it per request (the policies' " +
+	"too, and their limit keys).\n" +
+	"- **header_filter_by_lua**: the affinity cookie's look at ngx.ctx only in a worker that has a backend with state.\n" +
+	"- Unchanged: what is counted and when a reading sees it (at most 0.1 s later from another worker), the drain flag's " +
+	"check on every answer, the version check on every request (a push reaches the next request), the access log (already " +
+	"buffered, as plain nginx's here), lua_code_cache (on, the default).\n"
