@@ -35,7 +35,7 @@ func phasesReport(load string, targets []costTarget, runs [][]costSample, instr 
 		fmt.Fprintf(&w, "| %s | %.0f | %.3f | %s | %s | %s |\n", t.name, median(rpsOf(runs[k])), median(ratios), fmtMicro(cpuMedian(runs[k])), cost, share)
 	}
 	fmt.Fprintf(&w, "\nrestyplane's CPU per request over plain nginx's, in this run: %s.\n\n", fmtMicro(full-floor))
-	fmt.Fprintf(&w, "The same variants again, each alone with one worker under valgrind's callgrind: the instructions the worker runs per "+
+	fmt.Fprintf(&w, "The same variants again, each alone as one nginx process (master_process off) under valgrind's callgrind: the instructions it runs per "+
 		"request (user space: nginx, the Lua VM and its compiled code, libc; %s of wrk after %s of warm-up). The count does not move "+
 		"with the machine's load.\n\n", callgrindRun, callgrindWarm)
 	w.WriteString("| variant | instructions per request | cost of what it takes out | share |\n|---|---|---|---|\n")
