@@ -23,46 +23,41 @@ func (p *gatewayReporter) setRoute(ctx context.Context, controller string, r *Ro
 	switch route := r.Route.(type) {
 	case *gatewayv1.HTTPRoute:
 		routes := v1.HTTPRoutes(route.Namespace)
-		var cur *gatewayv1.HTTPRoute // read fresh, see setClass
-		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if cur == nil {
-				fresh, err := routes.Get(ctx, route.Name, metav1.GetOptions{})
-				if err != nil || fresh.UID != route.UID {
-					return err
-				}
-				cur = fresh
-			}
-			parents, changed := ownParents(cur.Status.Parents, r.Parents, controller)
-			if !changed {
-				return nil
-			}
-			cur.Status.Parents = parents
-			_, err := routes.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-			cur = nil
-			return err
-		})
+		err = writeParents(ctx, route, routes.Get, routes.UpdateStatus,
+			func(o *gatewayv1.HTTPRoute) *[]gatewayv1.RouteParentStatus { return &o.Status.Parents },
+			r.Parents, controller)
 	case *gatewayv1.GRPCRoute:
 		routes := v1.GRPCRoutes(route.Namespace)
-		var cur *gatewayv1.GRPCRoute // read fresh, see setClass
-		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if cur == nil {
-				fresh, err := routes.Get(ctx, route.Name, metav1.GetOptions{})
-				if err != nil || fresh.UID != route.UID {
-					return err
-				}
-				cur = fresh
-			}
-			parents, changed := ownParents(cur.Status.Parents, r.Parents, controller)
-			if !changed {
-				return nil
-			}
-			cur.Status.Parents = parents
-			_, err := routes.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-			cur = nil
-			return err
-		})
+		err = writeParents(ctx, route, routes.Get, routes.UpdateStatus,
+			func(o *gatewayv1.GRPCRoute) *[]gatewayv1.RouteParentStatus { return &o.Status.Parents },
+			r.Parents, controller)
 	}
 	p.done(key, err, "route", r.Meta.Namespace+"/"+r.Meta.Name)
+}
+
+// writeParents writes want as controller's parents of route's status, read fresh before
+// each try (see setClass) and retried on conflict; a route gone or made again under the
+// same name is left alone.
+func writeParents[R interface {
+	*gatewayv1.HTTPRoute | *gatewayv1.GRPCRoute
+	metav1.Object
+}](ctx context.Context, route R,
+	get func(context.Context, string, metav1.GetOptions) (R, error),
+	update func(context.Context, R, metav1.UpdateOptions) (R, error),
+	parents func(R) *[]gatewayv1.RouteParentStatus, want []gatewayv1.RouteParentStatus, controller string) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := get(ctx, route.GetName(), metav1.GetOptions{})
+		if err != nil || cur.GetUID() != route.GetUID() {
+			return err
+		}
+		ps, changed := ownParents(*parents(cur), want, controller)
+		if !changed {
+			return nil
+		}
+		*parents(cur) = ps
+		_, err = update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
 }
 
 // ownParents returns have with the parents of controller replaced by want (each keeping
