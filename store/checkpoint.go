@@ -133,16 +133,17 @@ func (c *checkpointer) fold(ctx context.Context) (whole bool, frames int, err er
 // coming leave no moment when the whole WAL is folded, and it would grow without end.
 // That fold holds revisions up for its fsyncs, so only a WAL past its limit gets it.
 func (s *core) restartWAL(ctx context.Context, c *checkpointer, refold bool) error {
-	tx, end, err := s.w.begin(ctx)
+	var first func(context.Context) error
+	if refold {
+		first = func(ctx context.Context) error { _, _, err := c.fold(ctx); return err }
+	}
+	// The fold comes before the transaction begins: the WAL restarts only for a writer
+	// whose snapshot began with every frame folded.
+	tx, end, err := s.w.beginAfter(ctx, first)
 	if err != nil {
 		return err
 	}
 	defer end()
-	if refold {
-		if _, _, err := c.fold(ctx); err != nil {
-			return err
-		}
-	}
 	if _, err := tx.ExecContext(ctx, restartSQL); err != nil {
 		return err
 	}

@@ -104,6 +104,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	q.Set("_foreign_keys", "1")
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "NORMAL")
+	// Every explicit transaction of the store writes, most after reading (is the name
+	// taken, what is the head). Begun deferred, one whose snapshot another commit overtook
+	// fails at once with "database is locked" when it comes to write, without waiting for
+	// the busy timeout; begun immediate, it takes the write lock first and waits its turn.
+	q.Set("_txlock", "immediate")
 	// The WAL is checkpointed in the background (checkpointer), not by whichever commit
 	// crosses SQLite's threshold.
 	q.Add("_pragma", "wal_autocheckpoint(0)")

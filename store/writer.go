@@ -29,7 +29,20 @@ func newWriter(ctx context.Context, db *sqlx.DB) (*writer, error) {
 // begin starts a transaction on the writer connection; end, which the caller defers,
 // rolls it back unless it committed and lets the next transaction begin.
 func (w *writer) begin(ctx context.Context) (tx *sqlx.Tx, end func(), err error) {
+	return w.beginAfter(ctx, nil)
+}
+
+// beginAfter is begin with first, when not nil, run under the writer lock before the
+// transaction begins: an immediate transaction reads from its BEGIN, so what it must
+// see (a fold of the WAL, say) has to happen before.
+func (w *writer) beginAfter(ctx context.Context, first func(context.Context) error) (tx *sqlx.Tx, end func(), err error) {
 	w.mu.Lock()
+	if first != nil {
+		if err := first(ctx); err != nil {
+			w.mu.Unlock()
+			return nil, nil, err
+		}
+	}
 	tx, err = w.conn.BeginTxx(ctx, nil)
 	if err != nil {
 		w.mu.Unlock()
