@@ -52,11 +52,12 @@ func newBarePusher(agents []*rptest.Agent) *barePusher {
 
 // change moves the bare backend to the other of ups on every instance and returns when
 // the last proxy first answered from it; hops gets when each push was answered and each
-// proxy answered from the new upstream.
-func (f *fleet) bareChange(ups [2]*upstream, hops *fleetHops) (time.Duration, error) {
+// proxy answered from the new upstream, and win what procs used until then.
+func (f *fleet) bareChange(ups [2]*upstream, hops *fleetHops, procs fleetProcs, win *fleetSample) (time.Duration, error) {
 	p := f.bare
 	p.at, p.version = 1-p.at, p.version+1
 	up := ups[p.at]
+	s0 := procs.sample(false)
 	t0 := time.Now()
 	var wg sync.WaitGroup
 	errs := make(chan error, len(p.admins))
@@ -75,6 +76,7 @@ func (f *fleet) bareChange(ups [2]*upstream, hops *fleetHops) (time.Duration, er
 	}
 	// The pollers start with the pushes: the pushes answer only once nginx applied them.
 	total, seen, err := f.pollAll(f.barePollers, t0, up.name, fleetPollBudget, fleetPollDeadline)
+	*win = win.add(procs.sample(true).sub(s0))
 	wg.Wait()
 	close(errs)
 	if perr := <-errs; perr != nil {

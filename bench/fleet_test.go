@@ -61,6 +61,10 @@ func BenchmarkFleet(b *testing.B) {
 		f.startAgents(b, quickAgents(), fleetBatch)
 		f.waitAtHead(b, 0, time.Minute)
 		startup := time.Since(t0)
+		procs := f.procs()
+		// win, when set, gets what the fleet used inside each change's window: from just
+		// before the write until the last proxy first answered from the new upstream.
+		var win *fleetSample
 
 		at := 0
 		// last is the newest change's start and when each proxy first answered from it.
@@ -70,12 +74,19 @@ func BenchmarkFleet(b *testing.B) {
 		}
 		change := func() (rev int64, write, total time.Duration) {
 			at = 1 - at
+			var s0 fleetSample
+			if win != nil {
+				s0 = procs.sample(false)
+			}
 			t0 := time.Now()
 			rev = cp.mustWrite("PUT", "/api/v1/backends/b-0000/endpoints", server.EndpointsRequest{Endpoints: ups[at].endpoints()})
 			write = time.Since(t0)
 			total, seen, err := f.pollAll(f.pollers, t0, ups[at].name, fleetPollBudget, fleetPollDeadline)
 			if err != nil {
 				b.Fatalf("revision %d: %v", rev, err)
+			}
+			if win != nil {
+				*win = win.add(procs.sample(true).sub(s0))
 			}
 			last.t0, last.seen = t0, seen
 			f.waitAtHead(b, rev, 30*time.Second)
@@ -94,23 +105,25 @@ func BenchmarkFleet(b *testing.B) {
 		// round, so that both meet the same machine.
 		var totals, writes, bares []time.Duration
 		var restyCPU, bareCPU fleetCPU
+		var restySw, bareSw, restyWin, bareWin fleetSample
 		hops := newFleetHops()
 		var restyWall time.Duration
 		var firstRev, lastRev int64
 		for k := 0; k < fleetChanges; k += fleetRound {
 			for half := 0; half < 2; half++ {
-				c0, w0 := f.cpu(), time.Now()
+				c0, s0, w0 := f.cpu(), procs.sample(false), time.Now()
 				if (half+k/fleetRound)%2 == 1 {
 					for j := 0; j < fleetRound; j++ {
-						t, err := f.bareChange(ups, hops)
+						t, err := f.bareChange(ups, hops, procs, &bareWin)
 						if err != nil {
 							b.Fatalf("bare change: %v", err)
 						}
 						bares = append(bares, t)
 					}
-					bareCPU = bareCPU.add(f.cpu().sub(c0))
+					bareCPU, bareSw = bareCPU.add(f.cpu().sub(c0)), bareSw.add(procs.sample(true).sub(s0))
 					continue
 				}
+				win = &restyWin
 				for j := 0; j < fleetRound; j++ {
 					rev, w, t := change()
 					totals, writes = append(totals, t), append(writes, w)
@@ -120,13 +133,18 @@ func BenchmarkFleet(b *testing.B) {
 					}
 					lastRev = rev
 				}
+				win = nil
 				restyCPU, restyWall = restyCPU.add(f.cpu().sub(c0)), restyWall+time.Since(w0)
+				restySw = restySw.add(procs.sample(true).sub(s0))
 				hops.collect(cp) // between rounds, outside what the CPU figures count
 			}
 		}
 		propCPU := float64(restyCPU.cp) / float64(restyWall)
 		perChange, barePer := restyCPU.per(fleetChanges), bareCPU.per(fleetChanges)
 		b.Logf("CPU per change: %s; bare mechanism: %s", perChange, barePer)
+		b.Logf("whole changes, %s; bare mechanism: %s", restySw.switches(fleetChanges, len(f.agents)), bareSw.switches(fleetChanges, len(f.agents)))
+		b.Logf("inside the window: CPU per change %s, %s; bare mechanism: %s, %s", restyWin.cpu(fleetChanges), restyWin.switches(fleetChanges, len(f.agents)),
+			bareWin.cpu(fleetChanges), bareWin.switches(fleetChanges, len(f.agents)))
 		b.ReportMetric(perChange.total().Seconds(), "fleet-cpu-s/change")
 		b.ReportMetric(perChange.cp.Seconds(), "cp-cpu-s/change")
 		b.ReportMetric(perChange.agents.Seconds(), "agents-cpu-s/change")
