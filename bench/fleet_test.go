@@ -90,6 +90,7 @@ func BenchmarkFleet(b *testing.B) {
 			}
 			last.t0, last.seen = t0, seen
 			f.waitAtHead(b, rev, 30*time.Second)
+			time.Sleep(fleetBareRest)
 			return rev, write, total
 		}
 		var warm []time.Duration
@@ -134,7 +135,8 @@ func BenchmarkFleet(b *testing.B) {
 					lastRev = rev
 				}
 				win = nil
-				restyCPU, restyWall = restyCPU.add(f.cpu().sub(c0)), restyWall+time.Since(w0)
+				// The rests after the changes are not the control plane's busy time.
+				restyCPU, restyWall = restyCPU.add(f.cpu().sub(c0)), restyWall+time.Since(w0)-fleetRound*fleetBareRest
 				restySw = restySw.add(procs.sample(true).sub(s0))
 				hops.collect(cp) // between rounds, outside what the CPU figures count
 			}
@@ -226,7 +228,14 @@ func BenchmarkFleet(b *testing.B) {
 		s.WriteString(fleetReportDelayWork + "\n\n")
 		s.WriteString(fleetSlackWork + "\n\n")
 		s.WriteString(fleetFloorWork + "\n\n")
+		fmt.Fprintf(&s, "Inside each change's window, from just before the write until the last proxy first answered from the new upstream, "+
+			"per change (CPU from `/proc/<pid>/task/<tid>/schedstat`, to the nanosecond; context switches from each thread's `status`): restyplane %s; %s. "+
+			"The bare mechanism's: %s; %s. Over whole changes (the reports and the fleet view included), restyplane's %s; the bare mechanism's %s. "+
+			"These counts hardly move with other work on the machine: a voluntary switch is a thread going to sleep, so an agent's count says how often it woke.\n\n",
+			restyWin.cpu(fleetChanges), restyWin.switches(fleetChanges, len(f.agents)), bareWin.cpu(fleetChanges), bareWin.switches(fleetChanges, len(f.agents)),
+			restySw.switches(fleetChanges, len(f.agents)), bareSw.switches(fleetChanges, len(f.agents)))
 		s.WriteString(fleetWakeWork + "\n\n")
+		s.WriteString(fleetAnswerWork + "\n\n")
 		fmt.Fprintf(&s, "The control plane with %d agents connected (from `/proc/<pid>`): resident memory %.1f MiB at 10 backends after the restart and %.1f MiB at 5,000 backends; "+
 			"CPU %.1f%% of one core while idle (a %s window after the restart) and %.1f%% of one core during the %d measured changes.\n\n",
 			fleetAgents, float64(rssIdle)/1024, float64(rssBig)/1024, 100*idleCPU, window, 100*propCPU, fleetChanges)
