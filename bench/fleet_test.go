@@ -247,13 +247,27 @@ func BenchmarkFleet(b *testing.B) {
 		if r.failed != 0 {
 			fmt.Fprintf(&s, "\nFirst failures: %q\n", r.errs)
 		}
-		fmt.Fprintf(&s, "\nLoad average when it ended: %s.\n", loadAverage())
+		end := loadAverage()
+		fmt.Fprintf(&s, "\nLoad average when it ended: %s.", end)
+		if busy(load) || busy(end) {
+			fmt.Fprintf(&s, " A busy machine: a load average past its %d cores means other work took turns on them with the fleet's processes, "+
+				"and moves the wall-clock figures (and their ratios) more than the counts of context switches.", runtime.NumCPU())
+		}
+		s.WriteString("\n")
 		if os.Getenv("RESTYPLANE_BENCH_OUT") == "" {
 			// Run alone (the command above), it still writes its own section.
 			b.Setenv("RESTYPLANE_BENCH_OUT", filepath.Join("..", "BENCHMARKS.md"))
 		}
 		report(b, "fleet", s.String())
 	}
+}
+
+// busy reports whether a load average ("1.0 2.0 3.0") says that its first minute had more
+// runnable work than the machine has cores.
+func busy(load string) bool {
+	one, _, _ := strings.Cut(load, " ")
+	v, err := strconv.ParseFloat(one, 64)
+	return err == nil && v > float64(runtime.NumCPU())
 }
 
 // quickAgents is the fleet's size: fleetAgents, or RESTYPLANE_FLEET_AGENTS for a quick
