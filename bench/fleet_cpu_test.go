@@ -3,10 +3,8 @@ package bench
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -115,29 +113,13 @@ func (c fleetCPU) String() string {
 func (f *fleet) cpu() fleetCPU {
 	var c fleetCPU
 	c.cp = procCPU(f.cp.PID())
-	masters := map[int]bool{}
 	for _, a := range f.agents {
 		c.agents += procCPU(a.PID())
-		if b, err := os.ReadFile(filepath.Join(a.DataDir, "openresty", "logs", "nginx.pid")); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				masters[pid] = true
-			}
-		}
 	}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if masters[pid] || masters[procPPID(pid)] {
-			c.nginx += procCPU(pid)
-		}
+	for _, pid := range f.nginxPIDs() {
+		c.nginx += procCPU(pid)
 	}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		c.bench = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	c.bench = selfCPU() - f.sampling
 	return c
 }
 

@@ -27,6 +27,8 @@ type fleet struct {
 	// the route that bare moves.
 	pollers, barePollers []*rawPoller
 	bare                 *barePusher
+	// sampling is the benchmark's CPU spent reading fleetProcs samples.
+	sampling time.Duration
 }
 
 // raiseFileLimit lifts the soft RLIMIT_NOFILE to the hard one: the benchmark holds

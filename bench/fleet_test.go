@@ -61,6 +61,10 @@ func BenchmarkFleet(b *testing.B) {
 		f.startAgents(b, quickAgents(), fleetBatch)
 		f.waitAtHead(b, 0, time.Minute)
 		startup := time.Since(t0)
+		procs := f.procs()
+		// win, when set, gets what the fleet used inside each change's window: from just
+		// before the write until the last proxy first answered from the new upstream.
+		var win *fleetSample
 
 		at := 0
 		// last is the newest change's start and when each proxy first answered from it.
@@ -70,6 +74,10 @@ func BenchmarkFleet(b *testing.B) {
 		}
 		change := func() (rev int64, write, total time.Duration) {
 			at = 1 - at
+			var s0 fleetSample
+			if win != nil {
+				s0 = procs.sample(false)
+			}
 			t0 := time.Now()
 			rev = cp.mustWrite("PUT", "/api/v1/backends/b-0000/endpoints", server.EndpointsRequest{Endpoints: ups[at].endpoints()})
 			write = time.Since(t0)
@@ -77,8 +85,12 @@ func BenchmarkFleet(b *testing.B) {
 			if err != nil {
 				b.Fatalf("revision %d: %v", rev, err)
 			}
+			if win != nil {
+				*win = win.add(procs.sample(true).sub(s0))
+			}
 			last.t0, last.seen = t0, seen
 			f.waitAtHead(b, rev, 30*time.Second)
+			time.Sleep(fleetBareRest)
 			return rev, write, total
 		}
 		var warm []time.Duration
@@ -94,23 +106,25 @@ func BenchmarkFleet(b *testing.B) {
 		// round, so that both meet the same machine.
 		var totals, writes, bares []time.Duration
 		var restyCPU, bareCPU fleetCPU
+		var restySw, bareSw, restyWin, bareWin fleetSample
 		hops := newFleetHops()
 		var restyWall time.Duration
 		var firstRev, lastRev int64
 		for k := 0; k < fleetChanges; k += fleetRound {
 			for half := 0; half < 2; half++ {
-				c0, w0 := f.cpu(), time.Now()
+				c0, s0, w0 := f.cpu(), procs.sample(false), time.Now()
 				if (half+k/fleetRound)%2 == 1 {
 					for j := 0; j < fleetRound; j++ {
-						t, err := f.bareChange(ups, hops)
+						t, err := f.bareChange(ups, hops, procs, &bareWin)
 						if err != nil {
 							b.Fatalf("bare change: %v", err)
 						}
 						bares = append(bares, t)
 					}
-					bareCPU = bareCPU.add(f.cpu().sub(c0))
+					bareCPU, bareSw = bareCPU.add(f.cpu().sub(c0)), bareSw.add(procs.sample(true).sub(s0))
 					continue
 				}
+				win = &restyWin
 				for j := 0; j < fleetRound; j++ {
 					rev, w, t := change()
 					totals, writes = append(totals, t), append(writes, w)
@@ -120,13 +134,19 @@ func BenchmarkFleet(b *testing.B) {
 					}
 					lastRev = rev
 				}
-				restyCPU, restyWall = restyCPU.add(f.cpu().sub(c0)), restyWall+time.Since(w0)
+				win = nil
+				// The rests after the changes are not the control plane's busy time.
+				restyCPU, restyWall = restyCPU.add(f.cpu().sub(c0)), restyWall+time.Since(w0)-fleetRound*fleetBareRest
+				restySw = restySw.add(procs.sample(true).sub(s0))
 				hops.collect(cp) // between rounds, outside what the CPU figures count
 			}
 		}
 		propCPU := float64(restyCPU.cp) / float64(restyWall)
 		perChange, barePer := restyCPU.per(fleetChanges), bareCPU.per(fleetChanges)
 		b.Logf("CPU per change: %s; bare mechanism: %s", perChange, barePer)
+		b.Logf("whole changes, %s; bare mechanism: %s", restySw.switches(fleetChanges, len(f.agents)), bareSw.switches(fleetChanges, len(f.agents)))
+		b.Logf("inside the window: CPU per change %s, %s; bare mechanism: %s, %s", restyWin.cpu(fleetChanges), restyWin.switches(fleetChanges, len(f.agents)),
+			bareWin.cpu(fleetChanges), bareWin.switches(fleetChanges, len(f.agents)))
 		b.ReportMetric(perChange.total().Seconds(), "fleet-cpu-s/change")
 		b.ReportMetric(perChange.cp.Seconds(), "cp-cpu-s/change")
 		b.ReportMetric(perChange.agents.Seconds(), "agents-cpu-s/change")
@@ -208,7 +228,14 @@ func BenchmarkFleet(b *testing.B) {
 		s.WriteString(fleetReportDelayWork + "\n\n")
 		s.WriteString(fleetSlackWork + "\n\n")
 		s.WriteString(fleetFloorWork + "\n\n")
+		fmt.Fprintf(&s, "Inside each change's window, from just before the write until the last proxy first answered from the new upstream, "+
+			"per change (CPU from `/proc/<pid>/task/<tid>/schedstat`, to the nanosecond; context switches from each thread's `status`): restyplane %s; %s. "+
+			"The bare mechanism's: %s; %s. Over whole changes (the reports and the fleet view included), restyplane's %s; the bare mechanism's %s. "+
+			"These counts hardly move with other work on the machine: a voluntary switch is a thread going to sleep, so an agent's count says how often it woke.\n\n",
+			restyWin.cpu(fleetChanges), restyWin.switches(fleetChanges, len(f.agents)), bareWin.cpu(fleetChanges), bareWin.switches(fleetChanges, len(f.agents)),
+			restySw.switches(fleetChanges, len(f.agents)), bareSw.switches(fleetChanges, len(f.agents)))
 		s.WriteString(fleetWakeWork + "\n\n")
+		s.WriteString(fleetAnswerWork + "\n\n")
 		fmt.Fprintf(&s, "The control plane with %d agents connected (from `/proc/<pid>`): resident memory %.1f MiB at 10 backends after the restart and %.1f MiB at 5,000 backends; "+
 			"CPU %.1f%% of one core while idle (a %s window after the restart) and %.1f%% of one core during the %d measured changes.\n\n",
 			fleetAgents, float64(rssIdle)/1024, float64(rssBig)/1024, 100*idleCPU, window, 100*propCPU, fleetChanges)
@@ -220,13 +247,27 @@ func BenchmarkFleet(b *testing.B) {
 		if r.failed != 0 {
 			fmt.Fprintf(&s, "\nFirst failures: %q\n", r.errs)
 		}
-		fmt.Fprintf(&s, "\nLoad average when it ended: %s.\n", loadAverage())
+		end := loadAverage()
+		fmt.Fprintf(&s, "\nLoad average when it ended: %s.", end)
+		if busy(load) || busy(end) {
+			fmt.Fprintf(&s, " A busy machine: a load average past its %d cores means other work took turns on them with the fleet's processes, "+
+				"and moves the wall-clock figures (and their ratios) more than the counts of context switches.", runtime.NumCPU())
+		}
+		s.WriteString("\n")
 		if os.Getenv("RESTYPLANE_BENCH_OUT") == "" {
 			// Run alone (the command above), it still writes its own section.
 			b.Setenv("RESTYPLANE_BENCH_OUT", filepath.Join("..", "BENCHMARKS.md"))
 		}
 		report(b, "fleet", s.String())
 	}
+}
+
+// busy reports whether a load average ("1.0 2.0 3.0") says that its first minute had more
+// runnable work than the machine has cores.
+func busy(load string) bool {
+	one, _, _ := strings.Cut(load, " ")
+	v, err := strconv.ParseFloat(one, 64)
+	return err == nil && v > float64(runtime.NumCPU())
 }
 
 // quickAgents is the fleet's size: fleetAgents, or RESTYPLANE_FLEET_AGENTS for a quick

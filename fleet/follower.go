@@ -41,8 +41,8 @@ type Options struct {
 	ReadTimeout time.Duration
 	// ReportEvery is the heartbeat interval; zero means 5 s.
 	ReportEvery time.Duration
-	// ReportDelay is how long the report of an apply waits before it goes out; zero means
-	// 50 ms, negative means none. See reportLoop for why.
+	// ReportDelay is how long after an apply began its report goes out; zero means 50 ms,
+	// negative means none. See reportLoop for why.
 	ReportDelay time.Duration
 	// MinBackoff and MaxBackoff bound the reconnect delays; zero means 200 ms and 10 s.
 	MinBackoff, MaxBackoff time.Duration
@@ -162,6 +162,9 @@ func New(o Options) (*Follower, error) {
 		head: api.NewLatest(api.NewState()), loaded: make(chan struct{}),
 		recent: map[int64]heldState{}, kick: make(chan struct{}, 1), persist: make(chan persistItem, 1), reportDone: make(chan struct{}, 1)}, nil
 }
+
+// ReportDelay is how long after an apply began its report goes out; zero for none.
+func (f *Follower) ReportDelay() time.Duration { return max(0, f.opts.ReportDelay) }
 
 // Head returns the newest state held; an empty one at revision 0 before any.
 func (f *Follower) Head() *api.State { return f.head.Get() }

@@ -17,16 +17,16 @@ type persistItem struct {
 }
 
 // persistLoop writes each applied state to disk, the newest first when the disk is slow,
-// once the report of its apply went out (or persistAfterReport passed). The apply ends
-// when nginx's answer to the push wakes the agent, while the other instances of the fleet
-// still apply the same change: writing then, a whole state or even a journal line of a
-// few hundred bytes, was work on the way of the change's propagation (a file write is a
-// system call that wakes the runtime's monitor thread for the rest of the burst, see
-// quietconn). After the report's answer the agent is awake anyway, and the change is
-// live everywhere. A state not yet written is what a kill -9 right after its apply loses
-// (the report's 50 ms, at most persistAfterReport): the agent then starts from the one
-// before, and the feed resends the rest; should the control plane be gone as well, it
-// serves the one before until the control plane returns.
+// once the report of its apply went out (or persistAfterReport passed). Writing when the
+// apply ended, a whole state or even a journal line of a few hundred bytes, was work on
+// the way of the change's propagation while the other instances of the fleet still
+// applied it (a file write is a system call that wakes the runtime's monitor thread for
+// the rest of the burst, see quietconn). After the report's answer the agent is awake
+// anyway, and the change is live everywhere. A state not yet written is what a kill -9
+// right after nginx took its push loses (the report's 50 ms, at most persistAfterReport
+// more): the agent then starts from the one before, and the feed resends the rest; should
+// the control plane be gone as well, it serves the one before until the control plane
+// returns.
 func (f *Follower) persistLoop(ctx context.Context) {
 	defer f.disk.closeJournal()
 	for {

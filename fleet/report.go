@@ -14,15 +14,17 @@ import (
 
 // reportLoop sends a report after each apply and a heartbeat every ReportEvery.
 //
-// The report of an apply waits ReportDelay. Traffic moved when nginx took the push; the
-// report only tells the control plane, and waiting costs the fleet view tens of
-// milliseconds while it buys two things: the applies of a burst of revisions share one
-// report, and where several data planes share cores, as on a consolidated node or in a
-// test, the reports of a change no longer compete for them with the applies of that same
-// change on the other instances. (No jitter: the reports of a fleet that arrive together
-// share one transaction on the control plane, see reportBatcher.) The report says how
-// long its newest apply waited (HeldMS), so the control plane's propagation figure leaves
-// the wait out.
+// The report of an apply goes out ReportDelay after the apply began. Traffic moved when
+// nginx took the push; the report only tells the control plane, and waiting costs the
+// fleet view tens of milliseconds while it buys three things: the applies of a burst of
+// revisions share one report; where several data planes share cores, as on a
+// consolidated node or in a test, the reports of a change no longer compete for them
+// with the applies of that same change on the other instances; and the agent reads
+// nginx's answer to the push at that same moment (the applier's AnswerLater, which the
+// agent sets to ReportDelay), so that the answer and the report cost one wake-up between
+// them. (No jitter: the reports of a fleet that arrive together share one transaction on
+// the control plane, see reportBatcher.) The report says how long its newest apply
+// waited (HeldMS), so the control plane's propagation figure leaves the wait out.
 func (f *Follower) reportLoop(ctx context.Context) {
 	t := time.NewTicker(f.opts.ReportEvery)
 	defer t.Stop()
@@ -48,19 +50,31 @@ func (f *Follower) reportLoop(ctx context.Context) {
 	}
 }
 
-// holdReport waits ReportDelay, then takes the kicks that came meanwhile: the report about
-// to go carries their records. False when ctx ended.
+// holdReport waits until ReportDelay after the newest pending apply began, then takes
+// the kicks that came meanwhile: the report about to go carries their records. An apply
+// whose answer was read late (AnswerLater) is past that already, and its report goes at
+// once, in the same wake-up. False when ctx ended.
 func (f *Follower) holdReport(ctx context.Context) bool {
 	d := f.opts.ReportDelay
 	if d <= 0 {
 		return true
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
+	f.mu.Lock()
+	var began time.Time
+	for _, r := range f.pending {
+		if r.Started.After(began) {
+			began = r.Started
+		}
+	}
+	f.mu.Unlock()
+	if wait := d - time.Since(began); wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
 	}
 	select {
 	case <-f.kick:

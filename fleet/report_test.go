@@ -237,3 +237,42 @@ func TestBacklogGoesInBoundedReports(t *testing.T) {
 		}
 	}
 }
+
+// TestReportOfALateAnswerGoesAtOnce: the report of an apply waits ReportDelay from the
+// apply's start, so an apply whose answer was read at the end of that delay (the
+// applier's AnswerLater) is reported in the same wake-up, not a delay later.
+func TestReportOfALateAnswerGoesAtOnce(t *testing.T) {
+	const delay = 2 * time.Second
+	reports := make(chan api.Report, 10)
+	cp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var rep api.Report
+		if err := json.NewDecoder(r.Body).Decode(&rep); err != nil {
+			t.Errorf("decode report: %v", err)
+		}
+		reports <- rep
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer cp.Close()
+	f, err := New(Options{ControlPlane: cp.URL, Token: "x", Name: "edge", DataDir: t.TempDir(),
+		ReportEvery: time.Hour, ReportDelay: delay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.cred = "cred" // joined
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.reportLoop(ctx)
+	start := time.Now()
+	_ = f.RecordApply(ctx, &api.ApplyRecord{Revision: 1, Outcome: api.OutcomeSuccess, Started: start.Add(-delay), DurationMS: 5})
+	select {
+	case rep := <-reports:
+		if took := time.Since(start); took > delay/2 {
+			t.Errorf("the report went out %s after the record, want at once: its apply began a delay ago", took)
+		}
+		if len(rep.Applies) != 1 {
+			t.Errorf("report carries %d apply records, want 1", len(rep.Applies))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no report after the apply")
+	}
+}

@@ -79,6 +79,12 @@ type Applier struct {
 	// bad are the server versions nginx or the renderer refused (see effective): each
 	// step renders without them, so one tenant's server never holds back the others.
 	bad map[string]badServer
+
+	// answerWait, when set, has nginx's answer to a dynamic push read later (see
+	// AnswerLater); wake is Run's signal of a newer head, which ends that wait. Both are
+	// step's, under stepMu.
+	answerWait time.Duration
+	wake       <-chan struct{}
 }
 
 // NewApplier returns an applier for one instance; metrics may be nil.
@@ -97,6 +103,7 @@ func (a *Applier) Run(ctx context.Context) error {
 	for {
 		changed := a.store.HeadChanged() // taken before reading the head, so no revision is missed
 		a.stepMu.Lock()
+		a.wake = changed
 		delay := a.step(ctx, false)
 		a.stepMu.Unlock()
 		wait = nil
@@ -127,6 +134,7 @@ func (a *Applier) ApplyNow(ctx context.Context) {
 		return // Run is applying; it looks at the head again when it is done
 	}
 	defer a.stepMu.Unlock()
+	a.wake = nil
 	// The push goes on even if the client hangs up: the revision is committed already.
 	a.step(context.WithoutCancel(ctx), true)
 }

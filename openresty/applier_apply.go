@@ -46,10 +46,11 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan, traced []
 		}
 	}
 	var skipped []api.SkippedObject
+	var end time.Time // when nginx answered the last push; the record's end
 	if prePush {
 		var err error
-		if skipped, err = a.proxy.Push(ctx, head.Revision, p.push); err != nil {
-			rec := a.record(ctx, head, p.mode, start, api.OutcomeFailed, err)
+		if skipped, end, err = a.push(ctx, head.Revision, p); err != nil {
+			rec := a.recordAt(ctx, head, p.mode, start, end, api.OutcomeFailed, err)
 			a.mu.Lock()
 			a.last = rec
 			a.mu.Unlock()
@@ -82,7 +83,7 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan, traced []
 		}
 		if p.resized {
 			var err error
-			if skipped, err = a.proxy.Push(ctx, head.Revision, p.push); err != nil {
+			if skipped, end, err = a.push(ctx, head.Revision, p); err != nil {
 				// The new workers run with empty dicts: what runs stays the old revision, so
 				// the next step reloads again (nginx keeps the zones) and pushes everything.
 				rec := a.record(ctx, head, p.mode, start, api.OutcomeFailed, fmt.Errorf("push after resizing the shared dicts: %w", err))
@@ -103,8 +104,11 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan, traced []
 	// skipped objects that changes nothing is not recorded again: a name that never
 	// resolves must not grow the table at every retry.
 	var rec *api.ApplyRecord
+	if end.IsZero() || p.mode == api.ModeReload {
+		end = time.Now() // no push, or a reload after it
+	}
 	if !retrying || !same {
-		rec = a.record(ctx, head, p.mode, start, api.OutcomeSuccess, nil, append(append(slices.Clip(traced), p.skipped...), skipped...)...)
+		rec = a.recordAt(ctx, head, p.mode, start, end, api.OutcomeSuccess, nil, append(append(slices.Clip(traced), p.skipped...), skipped...)...)
 	}
 	a.mu.Lock()
 	a.skipped = skipped
@@ -119,9 +123,9 @@ func (a *Applier) apply(ctx context.Context, head *api.State, p *plan, traced []
 		a.needFull = false
 	}
 	a.mu.Unlock()
-	a.metrics.Applied(head.Revision, time.Now())
+	a.metrics.Applied(head.Revision, end)
 	if !head.Written.IsZero() {
-		a.metrics.Propagation(time.Since(head.Written))
+		a.metrics.Propagation(end.Sub(head.Written))
 	}
 	return 0, false
 }
@@ -136,10 +140,17 @@ func (a *Applier) reject(ctx context.Context, head *api.State, mode string, star
 	a.mu.Unlock()
 }
 
-// record stores an apply record and reports it to the metrics and the log. It changes no
-// field of the applier: the caller sets a.last together with the state the record explains.
+// record stores an apply record that ends now and reports it to the metrics and the log.
+// It changes no field of the applier: the caller sets a.last together with the state the
+// record explains.
 func (a *Applier) record(ctx context.Context, head *api.State, mode string, start time.Time, outcome string, err error, skipped ...api.SkippedObject) *api.ApplyRecord {
-	d := time.Since(start)
+	return a.recordAt(ctx, head, mode, start, time.Now(), outcome, err, skipped...)
+}
+
+// recordAt is record for an apply that ended at end: when nginx answered its push, which
+// may have been read later (AnswerLater).
+func (a *Applier) recordAt(ctx context.Context, head *api.State, mode string, start, end time.Time, outcome string, err error, skipped ...api.SkippedObject) *api.ApplyRecord {
+	d := max(0, end.Sub(start))
 	rec := &api.ApplyRecord{Revision: head.Revision, Instance: a.instance, Mode: mode, Started: start.UTC(),
 		DurationMS: float64(d.Microseconds()) / 1000, Outcome: outcome, Skipped: skipped}
 	for _, s := range skipped {

@@ -172,7 +172,9 @@ func (a *agentRun) start(ctx context.Context) error {
 			}
 		}
 	}
-	p, err := runApplier(ctx, in, a.fol, a.reg, a.log, a.cfg.name)
+	// nginx's answer to a push is read when the report of its apply goes out: one
+	// wake-up for both (see Applier.AnswerLater).
+	p, err := runApplier(ctx, in, a.fol, a.reg, a.log, a.cfg.name, a.fol.ReportDelay())
 	if err != nil {
 		return err
 	}

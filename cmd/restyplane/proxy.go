@@ -186,7 +186,7 @@ func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.St
 	default:
 		return nil, fmt.Errorf("--openresty %q: want managed, attach or off", c.mode)
 	}
-	p, err := runApplier(ctx, in, st, reg, log, managedName)
+	p, err := runApplier(ctx, in, st, reg, log, managedName, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -196,14 +196,16 @@ func startProxy(ctx context.Context, c proxyConfig, dataDir string, st *store.St
 
 // runApplier registers the applier's metrics on reg and runs an applier of in, named name,
 // that brings it to st's head until stop: the one start-up of serve's instance and an
-// agent's. The applier outlives ctx's cancellation, so that stop ends it in its order.
-func runApplier(ctx context.Context, in *nginx.Instance, st openresty.Store, reg prometheus.Registerer, log *slog.Logger, name string) (*proxy, error) {
+// agent's. answerWait is the applier's AnswerLater (an agent's report delay; 0 for
+// serve). The applier outlives ctx's cancellation, so that stop ends it in its order.
+func runApplier(ctx context.Context, in *nginx.Instance, st openresty.Store, reg prometheus.Registerer, log *slog.Logger, name string, answerWait time.Duration) (*proxy, error) {
 	m, err := metrics.NewApplyMetrics(reg, connections(in.Admin()))
 	if err != nil {
 		return nil, err
 	}
 	p := &proxy{instance: in, metrics: m, done: make(chan struct{})}
 	p.applier = openresty.NewApplier(st, in, m, log.With("component", "applier"), name)
+	p.applier.AnswerLater(answerWait)
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
 	go func() {

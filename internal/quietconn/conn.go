@@ -10,7 +10,8 @@
 // busy machine, where the burst lasts longer. A read or write of a nonblocking socket
 // never blocks, so it can be made as a raw system call, which the runtime does not
 // account for; waiting for the socket still goes through the runtime's poller, deadlines
-// included.
+// included. Unpolled goes further, for an answer to be read later: a unix socket that the
+// poller does not watch, so that the answer wakes nothing when it comes.
 package quietconn
 
 import (

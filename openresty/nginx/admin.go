@@ -17,9 +17,10 @@ import (
 // AdminClient talks to the Lua admin endpoint of one instance over its unix socket.
 type AdminClient struct {
 	http *http.Client
-	// kept sends pushes and counter reads on a kept-alive connection (see keptConn).
-	kept     *keptConn
-	resolver hostResolver
+	// kept sends pushes and counter reads on a kept-alive connection (see keptConn);
+	// later sends the pushes whose answers are read later (SendBackends).
+	kept, later *keptConn
+	resolver    hostResolver
 }
 
 // NewAdminClient returns a client for the admin socket at path.
@@ -30,7 +31,8 @@ func NewAdminClient(socket string) *AdminClient {
 	// answered every admin read compressed; on a local socket that cost nginx a deflate
 	// and the agent a gunzip (with its 32 KiB window) per counter read, for nothing.
 	return &AdminClient{
-		kept: &keptConn{socket: socket},
+		kept:  &keptConn{socket: socket},
+		later: &keptConn{socket: socket, unpolled: true},
 		http: &http.Client{
 			Timeout: adminTimeout,
 			Transport: &http.Transport{
@@ -139,6 +141,12 @@ func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) 
 	} else {
 		status, data, err = c.fresh(ctx, method, path, body)
 	}
+	return decodeAnswer(method, path, status, data, err, out)
+}
+
+// decodeAnswer decodes an admin answer into out (when not nil): a 404 becomes api
+// not_found, any other failure an error that carries the endpoint's message.
+func decodeAnswer(method, path string, status int, data []byte, err error, out any) error {
 	if err != nil {
 		return fmt.Errorf("admin %s %s: %w", method, path, err)
 	}

@@ -23,6 +23,27 @@ local function body()
     return v
 end
 
+-- applied_at is the time now, in seconds with six decimals as a string (a JSON number of
+-- cjson keeps 14 digits, a tenth of a millisecond here): an agent that reads a push's
+-- answer later than it came (see push) learns from it when the push took effect. To the
+-- microsecond where LuaJIT's FFI can read the clock, else to the millisecond.
+local applied_at
+do
+    local ok, ffi = pcall(require, "ffi")
+    if ok and pcall(ffi.cdef, "typedef struct { long sec; long usec; } rp_timeval; int gettimeofday(rp_timeval *tv, void *tz);") then
+        local tv = ffi.new("rp_timeval")
+        applied_at = function()
+            ffi.C.gettimeofday(tv, nil)
+            return string.format("%d.%06d", tonumber(tv.sec), tonumber(tv.usec))
+        end
+    else
+        applied_at = function()
+            ngx.update_time()
+            return string.format("%.6f", ngx.now())
+        end
+    end
+end
+
 local function list(v)
     if type(v) == "table" then
         return v
@@ -34,7 +55,8 @@ end
 -- hands it to store (backends or certs). A backends push with "countersEpoch": n also
 -- answers the backend counters of that epoch, as GET /backend-counters?epoch=n would: an
 -- agent reports them after every apply, and a second request for them cost the worker
--- and the agent a round trip per change.
+-- and the agent a round trip per change. Every answer says when the push took effect
+-- (appliedAt).
 local function push(store, kind)
     local v = body()
     if not v then
@@ -55,7 +77,7 @@ local function push(store, kind)
     if kind == "backends" and type(v.countersEpoch) == "number" then
         counted = counters.backends(v.countersEpoch)
     end
-    return json.reply(200, { version = v.version, skipped = skipped, counters = counted })
+    return json.reply(200, { version = v.version, skipped = skipped, counters = counted, appliedAt = applied_at() })
 end
 
 local function status()
