@@ -17,7 +17,7 @@ const maxReportBody = 2 << 20
 // report godoc
 //
 //	@Summary	An agent reports on its instance
-//	@Description	For an instance's credential only, and only for its own instance. Stores the apply records (under the instance's name: /applies and the audit log show them) and the instance's version, state and applied revision. Agents send one 50 ms after an apply (heldMs says how long they held it) and as a heartbeat. Every field is bounded (at most 100 apply records, 20000 counters each, 8 KiB of error text), every revision named must exist (400), the body is at most 2 MiB (413), and an instance that reports more than 10 times or sends more than 10 apply records a second past a burst is answered 429.
+//	@Description	For an instance's credential only, and only for its own instance. Stores the apply records (under the instance's name: /applies and the audit log show them) and the instance's version, state and applied revision. Agents send one 50 ms after an apply begins, with nginx's answer to its push (heldMs says how long they held it), and as a heartbeat. Every field is bounded (at most 100 apply records, 20000 counters each, 8 KiB of error text), every revision named must exist (400), the body is at most 2 MiB (413), and an instance that reports more than 10 times or sends more than 10 apply records a second past a burst is answered 429.
 //	@Tags		fleet
 //	@Accept		json
 //	@Param		name	path	string		true	"the instance name"
