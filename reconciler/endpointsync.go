@@ -9,6 +9,8 @@ import (
 
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/restyplane/restyplane/api"
 )
 
 // changes collects, between syncs, what the informers' handlers saw: the Services whose
@@ -58,10 +60,11 @@ type lastSync struct {
 // backends read again, and the names of the backends it gave new endpoints; nil when that
 // might differ from what Translate gives, and a full translation is needed. An EndpointSlice
 // feeds nothing but its Service's endpoints, so on a large cluster this is most syncs,
-// at the cost of the few Ingresses that route to those Services instead of all of them.
-// It refuses whenever an Ingress routing to a dirty Service was not applied whole by the
-// last translation or has changed since it was translated (a change whose handler has not
-// run yet), and when a plan of them fails or warns now (more endpoints than a backend holds).
+// at the cost of the few Ingresses and Gateway API routes that route to those Services
+// instead of all of them. It refuses whenever an Ingress routing to a dirty Service was not
+// applied whole by the last translation or has changed since it was translated (a change
+// whose handler has not run yet), and when a plan of them fails or warns now (more
+// endpoints than a backend holds); routeBackends says the same of routes.
 func (c *cluster) endpointsOnly(controller string, allowExternalName bool, prev *Translation, dirty map[string]bool, cache *translationCache) (*Translation, []string, error) {
 	classes, err := c.classes.List(labels.Everything())
 	if err != nil {
@@ -95,26 +98,35 @@ func (c *cluster) endpointsOnly(controller string, allowExternalName bool, prev 
 		return nil, nil, err
 	}
 	snap.AllowExternalName = allowExternalName
-	next := *prev
-	next.Backends = maps.Clone(prev.Backends)
-	next.Claims, next.Releases = nil, nil
-	var changed []string
+	fresh := map[string]*api.Backend{}
 	for _, ing := range ings {
 		p, err := planFor(ing, snap)
 		if err != nil || len(p.warnings) > 0 {
 			return nil, nil, nil
 		}
 		for name, b := range p.backends {
-			cur := next.Backends[name]
-			if cur == nil || !dirty[b.Source.Namespace+"/"+b.Source.Name] || slices.Equal(cur.Endpoints, b.Endpoints) {
-				continue
+			if dirty[b.Source.Namespace+"/"+b.Source.Name] {
+				fresh[name] = b
 			}
-			// The backend may be a cached plan's or a canary's split: change a copy.
-			nb := *cur
-			nb.Endpoints = b.Endpoints
-			next.Backends[name] = &nb
-			changed = append(changed, name)
 		}
+	}
+	if ok, err := c.routeBackends(prev, dirty, snap, fresh); !ok || err != nil {
+		return nil, nil, err
+	}
+	next := *prev
+	next.Backends = maps.Clone(prev.Backends)
+	next.Claims, next.Releases = nil, nil
+	var changed []string
+	for name, b := range fresh {
+		cur := next.Backends[name]
+		if cur == nil || slices.Equal(cur.Endpoints, b.Endpoints) {
+			continue
+		}
+		// The backend may be a cached plan's or a canary's split: change a copy.
+		nb := *cur
+		nb.Endpoints = b.Endpoints
+		next.Backends[name] = &nb
+		changed = append(changed, name)
 	}
 	sort.Strings(changed)
 	return &next, changed, nil
