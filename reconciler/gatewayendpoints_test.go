@@ -2,19 +2,23 @@ package reconciler_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
 
 // TestGatewayEndpointSliceOnlySync: an EndpointSlice change of a Service that HTTPRoutes
-// route to is synced without translating every route again, and writes what a full
-// translation would: the Service's backend and the weighted backend of a rule that
-// balances it with another get the new endpoints, and a full sync afterwards writes
-// nothing. A Service of a route that is not applied whole still gets a full translation.
+// route to, and an edit of a route's weights, are synced without translating every route
+// again, and write what a full translation would: the Service's backend and the weighted
+// backend of a rule that balances it with another get the new endpoints and weights, and
+// a full sync afterwards writes nothing. A Service of a route that is not applied whole,
+// and an edit that changes which backend a location uses, still get a full translation.
 func TestGatewayEndpointSliceOnlySync(t *testing.T) {
 	f := newGatewayFixture(t)
 	ctx := context.Background()
@@ -67,18 +71,60 @@ func TestGatewayEndpointSliceOnlySync(t *testing.T) {
 		t.Fatalf("other's backend after the full sync = %s", got)
 	}
 
-	// A full translation of the cluster agrees with what the endpoint sync wrote.
-	count = revisions(t, f.store)
-	syncs := r.Stats()
+	// An edit of the route's weights changes its split's endpoints alone: no full
+	// translation either, and the revision and the route's status name its new generation.
 	routes := f.c.Gateway.GatewayV1().HTTPRoutes(f.ns)
-	rt, err := routes.Get(ctx, "shop", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("get route: %v", err)
+	edit := func(change func(*gatewayv1.HTTPRoute)) int64 {
+		t.Helper()
+		rt, err := routes.Get(ctx, "shop", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get route: %v", err)
+		}
+		change(rt)
+		if rt, err = routes.Update(ctx, rt, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("update route: %v", err)
+		}
+		return rt.Generation
 	}
-	rt.Annotations = map[string]string{"team": "checkout"}
-	if _, err := routes.Update(ctx, rt, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("update route: %v", err)
+	syncs := r.Stats()
+	gen := edit(func(rt *gatewayv1.HTTPRoute) {
+		one, three := int32(1), int32(3)
+		rt.Spec.Rules[0].BackendRefs[0].Weight, rt.Spec.Rules[0].BackendRefs[1].Weight = &one, &three
+	})
+	waitFor(t, 5*time.Second, "canary's endpoint the heaviest of the split", func() bool {
+		w := f.store.Head().Backends[split].Endpoints
+		return len(w) == 3 && w[2].Weight > w[0].Weight
+	})
+	rest(t, r)
+	if s := r.Stats(); s.EndpointSyncs == syncs.EndpointSyncs || s.Errors != 0 {
+		t.Fatalf("stats after the weight edit: %+v, want an endpoint sync and no error (before: %+v)", s, syncs)
 	}
+	if rev, err := f.store.Revision(ctx, revisions(t, f.store)); err != nil || !strings.Contains(rev.Message, fmt.Sprintf("HTTPRoute %s/shop generation %d", f.ns, gen)) {
+		t.Errorf("the weight edit's revision: %v %v, want a message naming generation %d", rev, err, gen)
+	}
+	waitFor(t, 10*time.Second, "the route's status at its new generation", func() bool {
+		rt, err := routes.Get(ctx, "shop", metav1.GetOptions{})
+		return err == nil && len(rt.Status.Parents) == 1 && len(rt.Status.Parents[0].Conditions) > 0 &&
+			rt.Status.Parents[0].Conditions[0].ObservedGeneration == gen && rt.Status.Parents[0].Conditions[0].Status == metav1.ConditionTrue
+	})
+
+	// An edit that changes which backend a location uses (a weight of 0 leaves web alone)
+	// takes a full translation.
+	syncs = r.Stats()
+	edit(func(rt *gatewayv1.HTTPRoute) { rt.Spec.Rules[0].BackendRefs[1].Weight = new(int32) })
+	waitFor(t, 5*time.Second, "a sync of the shape edit", func() bool { return r.Stats().Syncs > syncs.Syncs })
+	rest(t, r)
+	if s := r.Stats(); s.EndpointSyncs != syncs.EndpointSyncs {
+		t.Fatalf("the edit of a location's backend took the endpoint sync (%d, was %d)", s.EndpointSyncs, syncs.EndpointSyncs)
+	}
+	if h := f.store.Head(); h.Servers["k8s.shop.example.com_80"] == nil || h.Servers["k8s.shop.example.com_80"].Locations[0].Backend != web {
+		t.Fatalf("shop's / after the shape edit: %+v, want web's backend", h.Servers["k8s.shop.example.com_80"])
+	}
+
+	// A full translation of the cluster agrees with what the endpoint syncs wrote.
+	count = revisions(t, f.store)
+	syncs = r.Stats()
+	edit(func(rt *gatewayv1.HTTPRoute) { rt.Annotations = map[string]string{"team": "checkout"} })
 	waitFor(t, 5*time.Second, "a full sync", func() bool { return r.Stats().Syncs > syncs.Syncs })
 	rest(t, r)
 	if got := revisions(t, f.store); got != count {
