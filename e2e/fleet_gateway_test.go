@@ -48,6 +48,11 @@ func TestFleetGatewayAPI(t *testing.T) {
 			code, body := proxyGet(ag.Proxy, shop, "/team/x", "X-Team", "blue")
 			return code == 200 && strings.HasPrefix(body, "c ")
 		})
+	}
+	// A reload's old workers may still answer a kept-alive connection until the agent
+	// has confirmed the new generation: the strict checks wait for every agent's apply.
+	waitAtHead(t, cp, agents)
+	for _, ag := range agents {
 		if counts := upstreamCounts(t, ag.Proxy, shop, "/", 40); !splitThreeToOne(counts, 40) {
 			t.Errorf("40 requests to / through %s went %v; want a and b by weights 3:1", ag.Proxy, counts)
 		}
@@ -83,6 +88,9 @@ func TestFleetGatewayAPI(t *testing.T) {
 			c2, b2 := proxyGet(ag.Proxy, shop, "/team/x", "X-Team", "blue")
 			return c1 == 200 && strings.HasPrefix(b1, "c ") && c2 == 200 && strings.HasPrefix(b2, "b ")
 		})
+	}
+	waitAtHead(t, cp, agents)
+	for _, ag := range agents {
 		if counts := upstreamCounts(t, ag.Proxy, shop, "/", 20); counts["b"] != 20 {
 			t.Errorf("20 requests to / through %s after the edit went %v; want b alone", ag.Proxy, counts)
 		}
@@ -95,11 +103,13 @@ func TestFleetGatewayAPI(t *testing.T) {
 			code, body := proxyGet(ag.Proxy, shop, "/team/x", "X-Team", "blue")
 			return code == 200 && strings.HasPrefix(body, "c ")
 		})
+	}
+	waitAtHead(t, cp, agents)
+	for _, ag := range agents {
 		if counts := upstreamCounts(t, ag.Proxy, shop, "/", 40); !splitThreeToOne(counts, 40) {
 			t.Errorf("40 requests to / through %s after the rollback went %v; want a and b by 3:1 again", ag.Proxy, counts)
 		}
 	}
-	waitAtHead(t, cp, agents)
 
 	// The team puts the route back as the rollback left it, so that the cluster and the
 	// history agree again: the next sync, whatever starts it, writes the cluster's state.

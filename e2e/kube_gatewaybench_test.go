@@ -22,7 +22,9 @@ import (
 const (
 	gwBenchRoutes  = 1000
 	gwBenchChanges = 100 // half weight switches, half EndpointSlice moves
-	gwBenchGateway = "gwbench"
+	// gwBenchFilterChanges are header filter changes, timed apart: each reloads nginx.
+	gwBenchFilterChanges = 10
+	gwBenchGateway       = "gwbench"
 )
 
 // BenchmarkGatewayAPI puts 1,000 HTTPRoutes, each with a Service and an EndpointSlice of its
@@ -122,10 +124,12 @@ func runGatewayBench(b *testing.B) *gwBenchResult {
 	if m, w := in.nginxPids(); m != master || fmt.Sprint(w) != fmt.Sprint(workers) {
 		res.reloaded = true
 	}
+	b.Logf("changes to live traffic: all %s; weights %s; EndpointSlices %s; %s", res.all, res.weights, res.slices, res.stages)
+	res.filters = g.filterChanges(b)
+	b.Logf("header filter changes to live traffic (reloads): %s", res.filters)
 	res.rssPeak = procStatusBytes(b, pid, "VmHWM")
 	res.loadEnd = loadAverageNow()
 	b.StopTimer()
-	b.Logf("changes to live traffic: all %s; weights %s; EndpointSlices %s; %s", res.all, res.weights, res.slices, res.stages)
 	return res
 }
 
@@ -198,6 +202,40 @@ func (g *gwBench) switchToBlue(b *testing.B, i int) time.Time {
 		b.Fatalf("update HTTPRoute r%d: %v", i, err)
 	}
 	return t0
+}
+
+// filterChanges gives gwBenchFilterChanges routes, one after another, a response header
+// filter that sets X-Bench, and times each from the API write to the first answer through
+// the proxy with the header. A filter is a location's: each change reloads nginx.
+func (g *gwBench) filterChanges(b *testing.B) percentiles {
+	b.Helper()
+	var took []time.Duration
+	for k := 0; k < gwBenchFilterChanges; k++ {
+		h := (k*37 + 500) % gwBenchRoutes
+		routes := g.c.Gateway.GatewayV1().HTTPRoutes(benchNamespace(h))
+		r, err := routes.Get(context.Background(), fmt.Sprintf("r%d", h), metav1.GetOptions{})
+		if err != nil {
+			b.Fatalf("get HTTPRoute r%d: %v", h, err)
+		}
+		want := fmt.Sprint(k)
+		r.Spec.Rules[0].Filters = []gatewayv1.HTTPRouteFilter{{Type: gatewayv1.HTTPRouteFilterResponseHeaderModifier,
+			ResponseHeaderModifier: &gatewayv1.HTTPHeaderFilter{Set: []gatewayv1.HTTPHeader{{Name: "X-Bench", Value: want}}}}}
+		t0 := time.Now()
+		if _, err := routes.Update(context.Background(), r, metav1.UpdateOptions{}); err != nil {
+			b.Fatalf("update HTTPRoute r%d: %v", h, err)
+		}
+		for {
+			if resp, _ := g.in.request(g.in.proxyAddr(), "GET", gwBenchHost(h), "/", ""); resp.Header.Get("X-Bench") == want {
+				break
+			}
+			if time.Since(t0) > 30*time.Second {
+				b.Fatalf("GET %s/ has no X-Bench: %s 30s after its filter was set", gwBenchHost(h), want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		took = append(took, time.Since(t0))
+	}
+	return percentilesOf(took)
 }
 
 // waitRoutesAccepted waits until every HTTPRoute's status says restyplane accepted it, and

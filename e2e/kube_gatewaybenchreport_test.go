@@ -18,9 +18,11 @@ type gwBenchResult struct {
 	// all, weights and slices time the changes to live traffic: all of them, the weight
 	// switches and the EndpointSlice moves.
 	all, weights, slices percentiles
-	reloaded             bool // the nginx master or worker pids changed during the changes
-	stages               stages
-	rssPeak              int64
+	// filters time the header filter changes, which reload nginx.
+	filters  percentiles
+	reloaded bool // the nginx master or worker pids changed during the changes
+	stages   stages
+	rssPeak  int64
 }
 
 // markdown is the benchmark's section of BENCHMARKS.md.
@@ -63,6 +65,8 @@ func (r *gwBenchResult) markdown() string {
 		reload = "**nginx pids changed: a reload happened**"
 	}
 	p("| reloads during the changes | %s |\n", reload)
+	p("| a header filter set on one route (an HTTPRoute update that changes a location: a reload of nginx), %d of them after the changes above, not part of the goal → first answer with the header | %s |\n",
+		r.filters.runs, r.filters)
 	p("| restyplane resident memory, peak (`VmHWM`) | %.0f MiB |\n\n", mibOf(r.rssPeak))
 
 	st := r.stages
