@@ -44,18 +44,9 @@ func TestFleetGatewayAPI(t *testing.T) {
 
 	for _, ag := range agents {
 		ag.WaitReady(30 * time.Second)
-		waitFor(t, "the header match through "+ag.Proxy, 30*time.Second, func() bool {
-			code, body := proxyGet(ag.Proxy, shop, "/team/x", "X-Team", "blue")
-			return code == 200 && strings.HasPrefix(body, "c ")
-		})
 	}
-	// A reload's old workers may still answer a kept-alive connection until the agent
-	// has confirmed the new generation: the strict checks wait for every agent's apply.
-	waitAtHead(t, cp, agents)
+	waitBlueSplit(t, cp, agents, shop, "at first")
 	for _, ag := range agents {
-		if counts := upstreamCounts(t, ag.Proxy, shop, "/", 40); !splitThreeToOne(counts, 40) {
-			t.Errorf("40 requests to / through %s went %v; want a and b by weights 3:1", ag.Proxy, counts)
-		}
 		if code, body := proxyGet(ag.Proxy, shop, "/team/x", "X-Team", "red"); code != 200 || !strings.HasPrefix(body, "a ") && !strings.HasPrefix(body, "b ") {
 			t.Errorf("GET /team/x with X-Team: red through %s = %d %q, want / (a or b)", ag.Proxy, code, body)
 		}
@@ -98,18 +89,7 @@ func TestFleetGatewayAPI(t *testing.T) {
 
 	// A rollback through the history, to the revision before the edit.
 	ki.must("POST", fmt.Sprintf("/api/v1/revisions/%d/rollback", before), map[string]any{"message": "e2e: the fleet back to blue"})
-	for _, ag := range agents {
-		waitFor(t, "the rollback through "+ag.Proxy, 30*time.Second, func() bool {
-			code, body := proxyGet(ag.Proxy, shop, "/team/x", "X-Team", "blue")
-			return code == 200 && strings.HasPrefix(body, "c ")
-		})
-	}
-	waitAtHead(t, cp, agents)
-	for _, ag := range agents {
-		if counts := upstreamCounts(t, ag.Proxy, shop, "/", 40); !splitThreeToOne(counts, 40) {
-			t.Errorf("40 requests to / through %s after the rollback went %v; want a and b by 3:1 again", ag.Proxy, counts)
-		}
-	}
+	waitBlueSplit(t, cp, agents, shop, "after the rollback")
 
 	// The team puts the route back as the rollback left it, so that the cluster and the
 	// history agree again: the next sync, whatever starts it, writes the cluster's state.
@@ -159,6 +139,26 @@ func TestFleetGatewayAPI(t *testing.T) {
 	}
 	if got["HTTPRoute "+ns+"/thief"] != "refused" || got["HTTPRoute "+ns+"/shop"] != "served" || got["GRPCRoute "+ns+"/echo"] != "served" {
 		t.Errorf("verdicts of the routes = %v, want thief refused, shop and echo served", got)
+	}
+}
+
+// waitBlueSplit waits until every agent sends host's /team/x with X-Team: blue to c and
+// serves the head, then checks that / splits 3:1 between a and b through each. A reload's
+// old workers may still answer a kept-alive connection until the agent has confirmed the
+// new generation: the split is counted once every agent has.
+func waitBlueSplit(t *testing.T, cp *instance, agents []*rptest.Agent, host, when string) {
+	t.Helper()
+	for _, ag := range agents {
+		waitFor(t, "the header match "+when+" through "+ag.Proxy, 30*time.Second, func() bool {
+			code, body := proxyGet(ag.Proxy, host, "/team/x", "X-Team", "blue")
+			return code == 200 && strings.HasPrefix(body, "c ")
+		})
+	}
+	waitAtHead(t, cp, agents)
+	for _, ag := range agents {
+		if counts := upstreamCounts(t, ag.Proxy, host, "/", 40); !splitThreeToOne(counts, 40) {
+			t.Errorf("40 requests to / through %s %s went %v; want a and b by weights 3:1", ag.Proxy, when, counts)
+		}
 	}
 }
 
