@@ -134,8 +134,9 @@ func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, gwRep 
 
 // sync rebuilds the kubernetes-owned objects from the caches and writes what differs from
 // the head as one revision. It returns the revision the Ingresses are applied at. When only
-// EndpointSlices changed since the last sync, and nobody else wrote since, it reads the
-// endpoints of their Services' backends again and keeps the rest of the last translation.
+// EndpointSlices and the specs of routes changed since the last sync, and nobody else wrote
+// since, it reads the endpoints of their Services' backends again, plans those routes on
+// their own, and keeps the rest of the last translation (endpointsOnly).
 func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep *gatewayReporter, cache *translationCache) (rev int64, wrote bool, err error) {
 	all, dirty, edited := c.changes.take()
 	defer func() {
