@@ -61,6 +61,7 @@ bench:
 		$(GO) test ./server -run '^$$' -bench '^BenchmarkHistory$$' -benchtime 1x -count 1 -timeout 60m
 	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test ./store -run '^$$' -bench '^BenchmarkPrune$$' -benchtime 1x -count 1 -timeout 30m
 	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test ./e2e -run '^$$' -bench '^BenchmarkKubernetes$$' -benchtime 1x -count 1 -timeout 60m
+	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test ./e2e -run '^$$' -bench '^BenchmarkGatewayAPI$$' -benchtime 1x -count 1 -timeout 60m
 	RESTYPLANE_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test ./bench -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m
 
 build:

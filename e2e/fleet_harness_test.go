@@ -99,12 +99,12 @@ func (r *relay) restore(target string) {
 	}
 }
 
-// startControlPlane runs restyplane serve without OpenResty and returns it with a
-// dataplane token's secret.
-func startControlPlane(t testing.TB, dataDir string) (*instance, string) {
+// startControlPlane runs restyplane serve without OpenResty, with the extra flags, and
+// returns it with a dataplane token's secret.
+func startControlPlane(t testing.TB, dataDir string, extra ...string) (*instance, string) {
 	t.Helper()
 	p := rptest.Start(t, rptest.Options{Token: adminToken, Reason: "e2e fleet test", DataDir: dataDir,
-		Args: []string{"--openresty", "off"}})
+		Args: append([]string{"--openresty", "off"}, extra...)})
 	in := &instance{Process: p, t: t}
 	var tok struct {
 		Secret string `json:"secret"`
@@ -144,10 +144,13 @@ func waitFor(t testing.TB, what string, within time.Duration, cond func() bool) 
 	}
 }
 
-// proxyGet sends GET path with host through the proxy at base.
-func proxyGet(base, host, path string) (int, string) {
+// proxyGet sends GET path with host, and the header pairs, through the proxy at base.
+func proxyGet(base, host, path string, hdr ...string) (int, string) {
 	req, _ := http.NewRequestWithContext(context.Background(), "GET", base+path, nil)
 	req.Host = host
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
 	resp, err := proxyClient.Do(req)
 	if err != nil {
 		return 0, err.Error()
@@ -155,4 +158,26 @@ func proxyGet(base, host, path string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, strings.TrimSpace(string(b))
+}
+
+// upstreamCounts sends n requests for host and path through the proxy at base and counts
+// them by the upstream that answered (the first word of the body); any answer but 200
+// fails the test.
+func upstreamCounts(t testing.TB, base, host, path string, n int) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	for range n {
+		code, body := proxyGet(base, host, path)
+		if code != 200 {
+			t.Fatalf("GET %s%s through %s = %d %q", host, path, base, code, body)
+		}
+		counts[strings.Fields(body)[0]]++
+	}
+	return counts
+}
+
+// splitThreeToOne reports whether n requests went to upstreams a and b alone, by weights
+// of 3 to 1 give or take chance: b got some, and a at least twice as many.
+func splitThreeToOne(counts map[string]int, n int) bool {
+	return counts["a"]+counts["b"] == n && counts["b"] > 0 && counts["a"] >= 2*counts["b"]
 }

@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -88,18 +86,7 @@ func (in *instance) waitSynced() map[string]any {
 // get sends a request through the proxy with a Host header.
 func (in *instance) get(host, path string, hdr ...string) (int, string) {
 	in.t.Helper()
-	req, _ := http.NewRequestWithContext(context.Background(), "GET", in.Proxy+path, nil)
-	req.Host = host
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := proxyClient.Do(req)
-	if err != nil {
-		return 0, err.Error()
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, strings.TrimSpace(string(b))
+	return proxyGet(in.Proxy, host, path, hdr...)
 }
 
 var proxyClient = &http.Client{Timeout: 5 * time.Second}

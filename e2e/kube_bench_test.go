@@ -55,25 +55,18 @@ func BenchmarkKubernetes(b *testing.B) {
 
 // kubeBenchResult is what one run of the scenario measured.
 type kubeBenchResult struct {
-	load, loadEnd  string // load averages when the run started and after the updates
-	code           string
-	created        time.Duration // creating the 6,000 objects in the API server
-	written        time.Duration // restyplane start to the reconciler's revision
-	applied        time.Duration // start to that revision applied (status inSync)
-	sampleServed   time.Duration // start to the sample of hosts answering through the proxy
-	allServed      int           // hosts answering through the proxy, of benchServices
-	statuses       time.Duration // start to every Ingress's status.loadBalancer set
-	changes        int           // changes in the first revision
-	firstApplyAt   time.Duration // start to the applier starting on the first revision
-	firstApplyTook time.Duration
-	firstApplyMode string
-	firstRevision  int64
-	updates        percentiles
-	reloaded       bool // the nginx master or worker pids changed during the updates
-	stages         stages
-	rssApplied     int64
-	rssAfter       int64
-	rssPeak        int64
+	load, loadEnd string // load averages when the run started and after the updates
+	code          string
+	created       time.Duration // creating the 6,000 objects in the API server
+	startup
+	allServed  int           // hosts answering through the proxy, of benchServices
+	statuses   time.Duration // start to every Ingress's status.loadBalancer set
+	updates    percentiles
+	reloaded   bool // the nginx master or worker pids changed during the updates
+	stages     stages
+	rssApplied int64
+	rssAfter   int64
+	rssPeak    int64
 }
 
 func runKubeBench(b *testing.B) *kubeBenchResult {
@@ -101,59 +94,8 @@ func runKubeBench(b *testing.B) *kubeBenchResult {
 		"--ingress-status-address", "127.0.0.1", "--log-level", "warn")
 	pid := in.PID()
 
-	// Start to the revision, then to it applied.
-	deadline := started.Add(5 * time.Minute)
-	for {
-		st := in.status()
-		head, _ := st["head"].(float64)
-		if head > 0 && res.written == 0 {
-			res.written = time.Since(started)
-		}
-		if head > 0 && st["inSync"] == true {
-			var list struct {
-				Items []struct{ Name string } `json:"items"`
-			}
-			in.call("GET", "/api/v1/servers", nil, &list)
-			if len(list.Items) >= benchServices {
-				res.applied = time.Since(started)
-				res.firstRevision = int64(head)
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("not all %d Ingresses applied 5 minutes after start: %v", benchServices, st)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	for i := 0; i < benchSample; i++ {
-		h := i * (benchServices / benchSample)
-		servedByOneOf(b, in, benchHost(h), deadline, benchSliceUpstreams(h, ups)...)
-	}
-	res.sampleServed = time.Since(started)
+	res.startup = measureStartup(b, in, started, benchServices, benchHost, func(h int) []*nsUpstream { return benchSliceUpstreams(h, ups) })
 	res.rssApplied = procStatusBytes(b, pid, "VmRSS")
-	var rev struct {
-		ChangeCount int `json:"changeCount"`
-	}
-	in.call("GET", fmt.Sprintf("/api/v1/revisions/%d", res.firstRevision), nil, &rev)
-	res.changes = rev.ChangeCount
-	var applies struct {
-		Items []struct {
-			Revision   int64
-			Mode       string
-			Started    time.Time
-			DurationMS float64
-			Outcome    string
-		}
-	}
-	in.call("GET", "/api/v1/applies?limit=20", nil, &applies)
-	for _, a := range applies.Items {
-		if a.Revision == res.firstRevision && a.Outcome == "success" {
-			res.firstApplyAt, res.firstApplyMode = a.Started.Sub(started), a.Mode
-			res.firstApplyTook = time.Duration(a.DurationMS * float64(time.Millisecond))
-		}
-	}
-	b.Logf("start to revision %v, to applied %v, to %d sample hosts served %v (revision %d, %d changes)",
-		res.written, res.applied, benchSample, res.sampleServed, res.firstRevision, res.changes)
 
 	// Every host answers, not only the sample.
 	for h := 0; h < benchServices; h++ {
@@ -234,6 +176,39 @@ func createBenchObjects(b *testing.B, c *kubetest.Cluster, ups []*nsUpstream) {
 	for i := 0; i < benchNamespaces; i++ {
 		c.Namespace(b, benchNamespace(i))
 	}
+	createConcurrently(b, benchServices, func(i int) error {
+		ns, name := benchNamespace(i), fmt.Sprintf("svc%d", i)
+		if err := createBenchService(ctx, c, ns, name, benchSliceUpstreams(i, ups)); err != nil {
+			return err
+		}
+		ing := kubetest.Ingress(ns, name, ingressClass, kubetest.Path{Host: benchHost(i), Path: "/", Service: name, Port: 80})
+		if _, err := client.NetworkingV1().Ingresses(ns).Create(ctx, ing, opts); err != nil {
+			return fmt.Errorf("create Ingress %s/%s: %w", ns, name, err)
+		}
+		return nil
+	})
+}
+
+// createBenchService creates a headless Service of port 80 and its EndpointSlice of the
+// upstreams. Headless: envtest's API server allocates ClusterIPs from a /24, and the
+// reconciler routes to endpoints, never to a ClusterIP.
+func createBenchService(ctx context.Context, c *kubetest.Cluster, ns, name string, ups []*nsUpstream) error {
+	svc := kubetest.Service(ns, name, 80)
+	svc.Spec.ClusterIP = corev1.ClusterIPNone
+	if _, err := c.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create Service %s/%s: %w", ns, name, err)
+	}
+	slice := kubetest.EndpointSlice(ns, name, name+"-1", upstreamPort, ready(ups)...)
+	if _, err := c.Client.DiscoveryV1().EndpointSlices(ns).Create(ctx, slice, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create EndpointSlice %s/%s: %w", ns, name, err)
+	}
+	return nil
+}
+
+// createConcurrently calls create for 0 … n-1 from 8 concurrent clients, and fails the
+// benchmark with the errors it returned.
+func createConcurrently(b *testing.B, n int, create func(i int) error) {
+	b.Helper()
 	const workers = 8
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
@@ -241,24 +216,9 @@ func createBenchObjects(b *testing.B, c *kubetest.Cluster, ups []*nsUpstream) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for i := w; i < benchServices; i += workers {
-				ns, name := benchNamespace(i), fmt.Sprintf("svc%d", i)
-				// Headless: envtest's API server allocates ClusterIPs from a /24, and the
-				// reconciler routes to endpoints, never to a ClusterIP.
-				svc := kubetest.Service(ns, name, 80)
-				svc.Spec.ClusterIP = corev1.ClusterIPNone
-				if _, err := client.CoreV1().Services(ns).Create(ctx, svc, opts); err != nil {
-					errs <- fmt.Errorf("create Service %s/%s: %w", ns, name, err)
-					return
-				}
-				slice := kubetest.EndpointSlice(ns, name, name+"-1", upstreamPort, ready(benchSliceUpstreams(i, ups))...)
-				if _, err := client.DiscoveryV1().EndpointSlices(ns).Create(ctx, slice, opts); err != nil {
-					errs <- fmt.Errorf("create EndpointSlice %s/%s: %w", ns, name, err)
-					return
-				}
-				ing := kubetest.Ingress(ns, name, ingressClass, kubetest.Path{Host: benchHost(i), Path: "/", Service: name, Port: 80})
-				if _, err := client.NetworkingV1().Ingresses(ns).Create(ctx, ing, opts); err != nil {
-					errs <- fmt.Errorf("create Ingress %s/%s: %w", ns, name, err)
+			for i := w; i < n; i += workers {
+				if err := create(i); err != nil {
+					errs <- err
 					return
 				}
 			}
@@ -269,6 +229,77 @@ func createBenchObjects(b *testing.B, c *kubetest.Cluster, ups []*nsUpstream) {
 	for err := range errs {
 		b.Fatal(err)
 	}
+}
+
+// startup is what a benchmark measures from restyplane's start to its first revision served.
+type startup struct {
+	written        time.Duration // restyplane start to the reconciler's revision
+	applied        time.Duration // start to that revision applied (status inSync)
+	sampleServed   time.Duration // start to the sample of hosts answering through the proxy
+	changes        int           // changes in the first revision
+	firstApplyAt   time.Duration // start to the applier starting on the first revision
+	firstApplyTook time.Duration
+	firstApplyMode string
+	firstRevision  int64
+}
+
+// measureStartup waits from started until the head revision holds n servers and the proxy
+// runs it (status inSync), then until a sample of benchSample of the n hosts answer from
+// their upstreams, and reads the first revision's apply.
+func measureStartup(b *testing.B, in *instance, started time.Time, n int, host func(int) string, ups func(int) []*nsUpstream) startup {
+	b.Helper()
+	var s startup
+	deadline := started.Add(5 * time.Minute)
+	for {
+		st := in.status()
+		head, _ := st["head"].(float64)
+		if head > 0 && s.written == 0 {
+			s.written = time.Since(started)
+		}
+		if head > 0 && st["inSync"] == true {
+			var list struct {
+				Items []struct{ Name string } `json:"items"`
+			}
+			in.call("GET", "/api/v1/servers", nil, &list)
+			if len(list.Items) >= n {
+				s.applied, s.firstRevision = time.Since(started), int64(head)
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("not all %d servers applied 5 minutes after start: %v", n, st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for i := 0; i < benchSample; i++ {
+		h := i * (n / benchSample)
+		servedByOneOf(b, in, host(h), deadline, ups(h)...)
+	}
+	s.sampleServed = time.Since(started)
+	var rev struct {
+		ChangeCount int `json:"changeCount"`
+	}
+	in.call("GET", fmt.Sprintf("/api/v1/revisions/%d", s.firstRevision), nil, &rev)
+	s.changes = rev.ChangeCount
+	var applies struct {
+		Items []struct {
+			Revision   int64
+			Mode       string
+			Started    time.Time
+			DurationMS float64
+			Outcome    string
+		}
+	}
+	in.call("GET", "/api/v1/applies?limit=20", nil, &applies)
+	for _, a := range applies.Items {
+		if a.Revision == s.firstRevision && a.Outcome == "success" {
+			s.firstApplyAt, s.firstApplyMode = a.Started.Sub(started), a.Mode
+			s.firstApplyTook = time.Duration(a.DurationMS * float64(time.Millisecond))
+		}
+	}
+	b.Logf("start to revision %v, to applied %v, to %d sample hosts served %v (revision %d, %d changes)",
+		s.written, s.applied, benchSample, s.sampleServed, s.firstRevision, s.changes)
+	return s
 }
 
 // servedByOneOf waits until host answers 200 through the proxy from one of the upstreams.

@@ -127,11 +127,7 @@ func (r *kubeBenchResult) markdown() string {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format, args...) }
 	p("## Kubernetes: 2,000 Ingresses end to end (issue 4)\n\n")
-	p("Command: `make bench` (runs `go test ./e2e -run '^$' -bench '^BenchmarkKubernetes$' -benchtime 1x`)  \n")
-	p("Machine: %s  \n", machineNow())
-	p("Load average when it started / after the updates (other work on the machine skews the figures): %s / %s  \n", r.load, r.loadEnd)
-	p("Code: %s  \n", r.code)
-	p("Date: %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	benchHeadline(p, "BenchmarkKubernetes", "the updates", r.load, r.loadEnd, r.code)
 	p("Scenario: a real kube-apiserver and etcd (envtest) hold %d Services (headless: envtest allocates ClusterIPs from a /24) in %d namespaces, each with an EndpointSlice of "+
 		"two ready endpoints and an Ingress of one host of class `%s` (controller `restyplane.io/ingress`). The endpoints are "+
 		"%d real HTTP servers in a network namespace the benchmark creates (10.213.x.y over a veth pair: the API server refuses "+
@@ -151,12 +147,7 @@ func (r *kubeBenchResult) markdown() string {
 	p("| timing | result |\n|---|---|\n")
 	p("| creating the %d Services, EndpointSlices and Ingresses (8 clients, before restyplane starts; not part of the figures below) | %.1f s |\n",
 		benchServices, r.created.Seconds())
-	p("| start → the reconciler's revision written (revision %d, %d changes) | %.2f s |\n", r.firstRevision, r.changes, r.written.Seconds())
-	p("| start → the applier starts on that revision / its apply takes (mode %s) | %.2f s / %.0f ms |\n",
-		r.firstApplyMode, r.firstApplyAt.Seconds(), millis(r.firstApplyTook))
-	p("| start → that revision applied by nginx (status `inSync`) | %.2f s |\n", r.applied.Seconds())
-	p("| start → %d sample hosts (every %dth) answering through the proxy from their upstreams | %.2f s |\n",
-		benchSample, benchServices/benchSample, r.sampleServed.Seconds())
+	r.startup.rows(p, benchServices)
 	p("| hosts answering 200 through the proxy, checked one by one afterwards | %d of %d |\n", r.allServed, benchServices)
 	p("| start → every Ingress's `status.loadBalancer` set (the reporter works off its own rate-limited queue after the write) | %.1f s |\n",
 		r.statuses.Seconds())
@@ -173,18 +164,42 @@ func (r *kubeBenchResult) markdown() string {
 	st := r.stages
 	p("Where an update's time goes, from restyplane's own records (each update's revision time and the apply record "+
 		"of that revision; %d of %d updates matched):\n\n", r.updates.runs-st.unmatched, r.updates.runs)
+	st.table(p, [4]string{
+		"EndpointSlice update sent → revision written (API server, watch, informer, the reconciler's sync of that Service's backends, the store's write)",
+		"revision written → applier starts the apply (wake-up, planning: compare with what runs)",
+		"apply (dynamic push to nginx's shared memory, apply record)",
+		"apply recorded → first answer from the new endpoint (the record is written after the push, so this can be below 0)",
+	})
+	return w.String()
+}
+
+// benchHeadline writes the lines under a benchmark's title: the command that runs it, the
+// machine, its load when the run started and after what the run measured last (after),
+// the code and the date.
+func benchHeadline(p func(string, ...any), bench, after, load, loadEnd, code string) {
+	p("Command: `make bench` (runs `go test ./e2e -run '^$' -bench '^%s$' -benchtime 1x`)  \n", bench)
+	p("Machine: %s  \n", machineNow())
+	p("Load average when it started / after %s (other work on the machine skews the figures): %s / %s  \n", after, load, loadEnd)
+	p("Code: %s  \n", code)
+	p("Date: %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+}
+
+// table writes the stages as a table whose rows are named, in order, for toRevision,
+// toApply, apply and toAnswer.
+func (st stages) table(p func(string, ...any), names [4]string) {
 	p("| stage | p50 | p90 | p99 | max |\n|---|---|---|---|---|\n")
-	for _, row := range []struct {
-		name string
-		p    percentiles
-	}{
-		{"EndpointSlice update sent → revision written (API server, watch, informer, the reconciler's sync of that Service's backends, the store's write)", st.toRevision},
-		{"revision written → applier starts the apply (wake-up, planning: compare with what runs)", st.toApply},
-		{"apply (dynamic push to nginx's shared memory, apply record)", st.apply},
-		{"apply recorded → first answer from the new endpoint (the record is written after the push, so this can be below 0)", st.toAnswer},
-	} {
-		p("| %s | %.1f ms | %.1f ms | %.1f ms | %.1f ms |\n", row.name, millis(row.p.p50), millis(row.p.p90), millis(row.p.p99), millis(row.p.max))
+	for i, row := range []percentiles{st.toRevision, st.toApply, st.apply, st.toAnswer} {
+		p("| %s | %.1f ms | %.1f ms | %.1f ms | %.1f ms |\n", names[i], millis(row.p50), millis(row.p90), millis(row.p99), millis(row.max))
 	}
 	p("\n")
-	return w.String()
+}
+
+// rows writes the startup's rows of a timing table, of n hosts.
+func (s startup) rows(p func(string, ...any), n int) {
+	p("| start → the reconciler's revision written (revision %d, %d changes) | %.2f s |\n", s.firstRevision, s.changes, s.written.Seconds())
+	p("| start → the applier starts on that revision / its apply takes (mode %s) | %.2f s / %.0f ms |\n",
+		s.firstApplyMode, s.firstApplyAt.Seconds(), millis(s.firstApplyTook))
+	p("| start → that revision applied by nginx (status `inSync`) | %.2f s |\n", s.applied.Seconds())
+	p("| start → %d sample hosts (every %dth) answering through the proxy from their upstreams | %.2f s |\n",
+		benchSample, n/benchSample, s.sampleServed.Seconds())
 }

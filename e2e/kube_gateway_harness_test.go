@@ -64,10 +64,17 @@ func (ki *kubeInstance) proxyPort() int32 {
 	return int32(p)
 }
 
-func (ki *kubeInstance) tlsPort() int32 {
-	_, p, _ := net.SplitHostPort(ki.TLS)
-	n, _ := strconv.Atoi(p)
-	return int32(n)
+func (ki *kubeInstance) tlsPort() int32 { return int32(portOf(ki.t, ki.TLS)) }
+
+// portOf is the port of a host:port address.
+func portOf(t testing.TB, addr string) int {
+	t.Helper()
+	_, p, err := net.SplitHostPort(addr)
+	n, err2 := strconv.Atoi(p)
+	if err != nil || err2 != nil {
+		t.Fatalf("no port in address %q", addr)
+	}
+	return n
 }
 
 // freePort returns a loopback port nothing listens on now.

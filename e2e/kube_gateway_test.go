@@ -33,6 +33,13 @@ func (ki *kubeInstance) httpGateway(extra ...gatewayv1.Listener) {
 	ki.k.c.Create(ki.t, kubetest.Gateway(ki.ns, "gw", gatewayClass, ls...))
 }
 
+// teamRule is a rule of "/team" that requests with header X-Team: value take to Service c.
+func teamRule(value string) gatewayv1.HTTPRouteRule {
+	r := kubetest.Rule("/team", []string{"c"})
+	r.Matches[0].Headers = []gatewayv1.HTTPHeaderMatch{{Name: "X-Team", Value: value}}
+	return r
+}
+
 // testRouteMatchesAndWeights: an HTTPRoute's rule of two weighted Services splits "/" by
 // its weights; a header match sends its requests to a third Service, and a request
 // without the header falls through to "/"; an exact path matches itself alone.
@@ -44,25 +51,15 @@ func testRouteMatchesAndWeights(t *testing.T, k *kube) {
 	ki.service("c", c)
 	ki.httpGateway()
 	host := ki.host("shop")
-	hdr := kubetest.Rule("/team", []string{"c"})
-	hdr.Matches[0].Headers = []gatewayv1.HTTPHeaderMatch{{Name: "X-Team", Value: "blue"}}
 	exact := kubetest.Rule("/exact", []string{"b"})
 	et := gatewayv1.PathMatchExact
 	exact.Matches[0].Path.Type = &et
-	k.c.Create(t, kubetest.HTTPRoute(ki.ns, "shop", "gw", []string{host}, kubetest.Rule("/", []string{"a", "b"}, 3, 1), hdr, exact))
+	k.c.Create(t, kubetest.HTTPRoute(ki.ns, "shop", "gw", []string{host}, kubetest.Rule("/", []string{"a", "b"}, 3, 1), teamRule("blue"), exact))
 	ki.routeCondition(ki.ns, "shop", "Accepted", "True", "Accepted")
 	ki.waitAnswer(host, "/team/x", 200, "c ", "X-Team", "blue")
 	ki.waitSynced()
 
-	counts := map[string]int{}
-	for range 80 {
-		code, body := ki.get(host, "/")
-		if code != 200 {
-			t.Fatalf("GET %s/ = %d %q", host, code, body)
-		}
-		counts[strings.Fields(body)[0]]++
-	}
-	if counts["a"]+counts["b"] != 80 || counts["b"] == 0 || counts["a"] < 2*counts["b"] {
+	if counts := upstreamCounts(t, ki.Proxy, host, "/", 80); !splitThreeToOne(counts, 80) {
 		t.Errorf("80 requests to / went %v; want a and b by weights 3:1", counts)
 	}
 	for _, c := range []struct {
@@ -98,7 +95,7 @@ func testListenerOwnPort(t *testing.T, k *kube) {
 	ki.routeCondition(ki.ns, "alt", "Accepted", "True", "Accepted")
 	ownURL := fmt.Sprintf("http://127.0.0.1:%d", port)
 	ki.waitUntil("GET "+host+"/ on port "+fmt.Sprint(port), 30*time.Second, func() (bool, string) {
-		code, body := getVia(ownURL, host, "/")
+		code, body := proxyGet(ownURL, host, "/")
 		return code == 200 && strings.HasPrefix(body, "a "), fmt.Sprintf("%d %q", code, body)
 	})
 	if code, body := ki.get(host, "/"); code != 404 {

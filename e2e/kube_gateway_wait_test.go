@@ -1,11 +1,7 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,18 +65,4 @@ func (ki *kubeInstance) waitAnswer(host, path string, code int, prefix string, h
 		c, body := ki.get(host, path, hdr...)
 		return c == code && len(body) >= len(prefix) && body[:len(prefix)] == prefix, fmt.Sprintf("%d %q", c, body)
 	})
-}
-
-// getVia sends a request with a Host header to the proxy listener at base
-// ("http://127.0.0.1:port").
-func getVia(base, host, path string) (int, string) {
-	req, _ := http.NewRequestWithContext(context.Background(), "GET", base+path, nil)
-	req.Host = host
-	resp, err := proxyClient.Do(req)
-	if err != nil {
-		return 0, err.Error()
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, strings.TrimSpace(string(b))
 }

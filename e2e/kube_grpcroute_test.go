@@ -115,14 +115,31 @@ func (n *netns) grpcUpstream(t testing.TB, name string) string {
 // listener's TLS (HTTP/2), to the gRPC upstream, and another method to another one.
 func testGRPCRoute(t *testing.T, k *kube) {
 	ki := k.serveGateway(t)
+	host := ki.host("grpc")
+	ki.echoRoute(host)
+	ki.httpGateway(kubetest.HTTPSListener("https", ki.tlsPort(), "", "grpc-tls"))
+	call := grpcCaller(t, ki.TLS, host)
+	ki.waitUntil("a gRPC call of "+echoMethod+" answered by upstream one", 30*time.Second, func() (bool, string) {
+		got, err := call(echoMethod)
+		return err == nil && got == "one hello", fmt.Sprintf("%q %v", got, err)
+	})
+	if got, err := call("/e2e.Echo/Other"); err != nil || got != "two hello" {
+		t.Errorf("a call of /e2e.Echo/Other = %q %v; want upstream two's answer (its rule matches every method)", got, err)
+	}
+}
+
+// echoRoute creates, in the test's namespace, gRPC upstreams "one" and "two" with their
+// Services, a certificate Secret "grpc-tls" for host, and GRPCRoute "echo" on Gateway
+// "gw" that sends e2e.Echo/Say to one and every other call to two.
+func (ki *kubeInstance) echoRoute(host string) {
+	t, k := ki.t, ki.k
+	t.Helper()
 	one, two := k.ns.grpcUpstream(t, "one"), k.ns.grpcUpstream(t, "two")
 	for name, addr := range map[string]string{"one": one, "two": two} {
 		k.c.Create(t, kubetest.Service(ki.ns, name, grpcPort), kubetest.EndpointSlice(ki.ns, name, name+"-1", grpcPort, kubetest.Ready(addr)...))
 	}
-	host := ki.host("grpc")
 	cert, key := kubetest.SelfSigned(t, host)
 	k.c.Create(t, kubetest.TLSSecret(ki.ns, "grpc-tls", cert, key))
-	ki.httpGateway(kubetest.HTTPSListener("https", ki.tlsPort(), "", "grpc-tls"))
 	port := gatewayv1.PortNumber(grpcPort)
 	svc, say := "e2e.Echo", "Say"
 	route := &gatewayv1.GRPCRoute{}
@@ -138,25 +155,24 @@ func testGRPCRoute(t *testing.T, k *kube) {
 		{BackendRefs: backend("two")},
 	}
 	k.c.Create(t, route)
+}
 
-	conn, err := grpc.NewClient(ki.TLS, grpc.WithAuthority(host),
+// grpcCaller returns a function that makes a unary call of a method with "hello", over TLS
+// to addr (host:port) for host, and returns the answer. The connection closes when the
+// test ends.
+func grpcCaller(t testing.TB, addr, host string) func(method string) (string, error) {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithAuthority(host),
 		grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{ServerName: host, InsecureSkipVerify: true})))
 	if err != nil {
 		t.Fatalf("gRPC client: %v", err)
 	}
-	defer conn.Close()
-	call := func(method string) (string, error) {
+	t.Cleanup(func() { conn.Close() })
+	return func(method string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		out := new(wrapperspb.StringValue)
 		err := conn.Invoke(ctx, method, wrapperspb.String("hello"), out)
 		return out.Value, err
-	}
-	ki.waitUntil("a gRPC call of "+echoMethod+" answered by upstream one", 30*time.Second, func() (bool, string) {
-		got, err := call(echoMethod)
-		return err == nil && got == "one hello", fmt.Sprintf("%q %v", got, err)
-	})
-	if got, err := call("/e2e.Echo/Other"); err != nil || got != "two hello" {
-		t.Errorf("a call of /e2e.Echo/Other = %q %v; want upstream two's answer (its rule matches every method)", got, err)
 	}
 }

@@ -56,6 +56,17 @@ func (k *kube) serve(t *testing.T) *kubeInstance {
 // serveWith is serve with more flags for restyplane serve.
 func (k *kube) serveWith(t *testing.T, extra ...string) *kubeInstance {
 	t.Helper()
+	ns := k.testNamespace(t)
+	in := start(t, append(k.reconcilerArgs(ns), extra...)...)
+	ki := &kubeInstance{instance: in, k: k, ns: ns}
+	ki.waitLeader()
+	return ki
+}
+
+// testNamespace creates a namespace named after the test, whose Ingresses are deleted when
+// the test ends.
+func (k *kube) testNamespace(t *testing.T) string {
+	t.Helper()
 	name := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
 	if len(name) > 50 {
 		name = name[:50]
@@ -67,11 +78,14 @@ func (k *kube) serveWith(t *testing.T, extra ...string) *kubeInstance {
 			t.Errorf("delete the Ingresses of %s: %v", ns, err)
 		}
 	})
-	in := start(t, append([]string{"--kubeconfig", k.kubeconfig, "--lease-namespace", ns, "--lease-identity", "e2e",
-		"--ingress-status-address", "127.0.0.1"}, extra...)...)
-	ki := &kubeInstance{instance: in, k: k, ns: ns}
-	ki.waitLeader()
-	return ki
+	return ns
+}
+
+// reconcilerArgs are the flags of restyplane serve that reconcile from the cluster, with
+// its Lease in namespace ns.
+func (k *kube) reconcilerArgs(ns string) []string {
+	return []string{"--kubeconfig", k.kubeconfig, "--lease-namespace", ns, "--lease-identity", "e2e",
+		"--ingress-status-address", "127.0.0.1"}
 }
 
 // waitLeader waits until the reconciler holds its Lease: from then on it watches the

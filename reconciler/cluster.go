@@ -115,17 +115,17 @@ func newCluster(client *clients, controller string, d *DefaultBackend, enqueue f
 		}
 	}
 	// An EndpointSlice changes the endpoints of its Service's backends and nothing else,
-	// which a sync can take without translating every Ingress again (endpointsOnly).
+	// which a sync can take without translating every Ingress and route again
+	// (endpointsOnly).
 	sliceChanged := func(obj any) {
 		svc := sliceServiceKey(obj)
-		if svc != "" && (svc == c.defaultService || c.gatewayReferences(byService, svc)) {
-			// The default backend and the routes' backends are no Ingress's:
-			// endpointsOnly does not know them.
+		if svc != "" && svc == c.defaultService {
+			// The default backend is no Ingress's: endpointsOnly does not know it.
 			c.changes.everything()
 			enqueue()
 			return
 		}
-		if refs, _ := c.ingIndex.ByIndex(byService, svc); c.ownsAny(refs...) {
+		if refs, _ := c.ingIndex.ByIndex(byService, svc); c.ownsAny(refs...) || c.gatewayReferences(byService, svc) {
 			c.changes.endpoints(svc)
 			enqueue()
 		}

@@ -9,16 +9,20 @@ import (
 
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/restyplane/restyplane/api"
 )
 
 // changes collects, between syncs, what the informers' handlers saw: the Services whose
-// EndpointSlices changed, or that anything else did. A sync takes it before it reads the
-// caches; a handler marks it before it enqueues, so a change is either taken by the sync
-// its enqueue starts or by an earlier one that then read it from the caches.
+// EndpointSlices changed, the routes whose spec alone changed, or that anything else did.
+// A sync takes it before it reads the caches; a handler marks it before it enqueues, so a
+// change is either taken by the sync its enqueue starts or by an earlier one that then
+// read it from the caches.
 type changes struct {
 	mu       sync.Mutex
 	all      bool
 	services map[string]bool
+	routes   map[string]bool
 }
 
 // everything marks a change that may alter any object of the translation.
@@ -29,22 +33,29 @@ func (c *changes) everything() {
 }
 
 // endpoints marks a change of the EndpointSlices of Service svc ("namespace/name").
-func (c *changes) endpoints(svc string) {
+func (c *changes) endpoints(svc string) { c.mark(&c.services, svc) }
+
+// routeEdited marks a change of a route's spec alone (its generation), the route named
+// as a GatewayReport does ("Kind namespace/name").
+func (c *changes) routeEdited(key string) { c.mark(&c.routes, key) }
+
+// mark adds key to one of the sets.
+func (c *changes) mark(set *map[string]bool, key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.services == nil {
-		c.services = map[string]bool{}
+	if *set == nil {
+		*set = map[string]bool{}
 	}
-	c.services[svc] = true
+	(*set)[key] = true
 }
 
 // take returns what was marked and clears it.
-func (c *changes) take() (all bool, services map[string]bool) {
+func (c *changes) take() (all bool, services, routes map[string]bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	all, services = c.all, c.services
-	c.all, c.services = false, nil
-	return all, services
+	all, services, routes = c.all, c.services, c.routes
+	c.all, c.services, c.routes = false, nil, nil
+	return all, services, routes
 }
 
 // lastSync is what one sync leaves for the next: its translation, and the head's revision
@@ -58,11 +69,13 @@ type lastSync struct {
 // backends read again, and the names of the backends it gave new endpoints; nil when that
 // might differ from what Translate gives, and a full translation is needed. An EndpointSlice
 // feeds nothing but its Service's endpoints, so on a large cluster this is most syncs,
-// at the cost of the few Ingresses that route to those Services instead of all of them.
-// It refuses whenever an Ingress routing to a dirty Service was not applied whole by the
-// last translation or has changed since it was translated (a change whose handler has not
-// run yet), and when a plan of them fails or warns now (more endpoints than a backend holds).
-func (c *cluster) endpointsOnly(controller string, allowExternalName bool, prev *Translation, dirty map[string]bool, cache *translationCache) (*Translation, []string, error) {
+// at the cost of the few Ingresses and Gateway API routes that route to those Services
+// instead of all of them. It refuses whenever an Ingress routing to a dirty Service was not
+// applied whole by the last translation or has changed since it was translated (a change
+// whose handler has not run yet), and when a plan of them fails or warns now (more
+// endpoints than a backend holds); routeBackends says the same of routes, and takes the
+// edits of routes that change nothing but their backends' endpoints and weights.
+func (c *cluster) endpointsOnly(controller string, allowExternalName bool, prev *Translation, dirty, edited map[string]bool, cache *translationCache) (*Translation, []string, error) {
 	classes, err := c.classes.List(labels.Everything())
 	if err != nil {
 		return nil, nil, fmt.Errorf("list ingressclasses: %w", err)
@@ -95,26 +108,37 @@ func (c *cluster) endpointsOnly(controller string, allowExternalName bool, prev 
 		return nil, nil, err
 	}
 	snap.AllowExternalName = allowExternalName
-	next := *prev
-	next.Backends = maps.Clone(prev.Backends)
-	next.Claims, next.Releases = nil, nil
-	var changed []string
+	fresh := map[string]*api.Backend{}
 	for _, ing := range ings {
 		p, err := planFor(ing, snap)
 		if err != nil || len(p.warnings) > 0 {
 			return nil, nil, nil
 		}
 		for name, b := range p.backends {
-			cur := next.Backends[name]
-			if cur == nil || !dirty[b.Source.Namespace+"/"+b.Source.Name] || slices.Equal(cur.Endpoints, b.Endpoints) {
-				continue
+			if dirty[b.Source.Namespace+"/"+b.Source.Name] {
+				fresh[name] = b
 			}
-			// The backend may be a cached plan's or a canary's split: change a copy.
-			nb := *cur
-			nb.Endpoints = b.Endpoints
-			next.Backends[name] = &nb
-			changed = append(changed, name)
 		}
+	}
+	report, ok, err := c.routeBackends(prev, dirty, edited, snap, fresh)
+	if !ok || err != nil {
+		return nil, nil, err
+	}
+	next := *prev
+	next.Gateway = report
+	next.Backends = maps.Clone(prev.Backends)
+	next.Claims, next.Releases = nil, nil
+	var changed []string
+	for name, b := range fresh {
+		cur := next.Backends[name]
+		if cur == nil || slices.Equal(cur.Endpoints, b.Endpoints) {
+			continue
+		}
+		// The backend may be a cached plan's or a canary's split: change a copy.
+		nb := *cur
+		nb.Endpoints = b.Endpoints
+		next.Backends[name] = &nb
+		changed = append(changed, name)
 	}
 	sort.Strings(changed)
 	return &next, changed, nil

@@ -38,23 +38,12 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 	})
 	rest(t, r)
 
-	scale := func(slice, svc string, addrs ...string) {
-		t.Helper()
-		s, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Get(ctx, slice, metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("get slice: %v", err)
-		}
-		s.Endpoints = kubetest.EndpointSlice(f.ns, svc, slice, 8080, kubetest.Ready(addrs...)...).Endpoints
-		if _, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
-			t.Fatalf("update slice: %v", err)
-		}
-	}
 	before := r.Stats()
 	count := revisions(t, f.store)
-	scale("web-1", "web", "10.2.0.1", "10.2.0.2")
+	f.scale(t, "web-1", "web", "10.2.0.1", "10.2.0.2")
 	waitFor(t, 5*time.Second, "web scaled", func() bool { return endpoints(f.store.Head().Backends[web]) == "10.2.0.1:8080,10.2.0.2:8080" })
 	// The canary's backend is scaled on its own, and the main backend keeps its split.
-	scale("next-1", "next", "10.2.1.1", "10.2.1.2")
+	f.scale(t, "next-1", "next", "10.2.1.1", "10.2.1.2")
 	waitFor(t, 5*time.Second, "next scaled", func() bool { return endpoints(f.store.Head().Backends[next]) == "10.2.1.1:8080,10.2.1.2:8080" })
 	head := f.store.Head()
 	if c := head.Backends[web].Canary; c == nil || c.Backend != next || c.Weight != 20 {
@@ -71,7 +60,7 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 
 	// A Service that an Ingress not applied whole routes to: a full translation, which
 	// still writes nothing new for it.
-	scale("other-1", "other", "10.2.2.1", "10.2.2.2")
+	f.scale(t, "other-1", "other", "10.2.2.1", "10.2.2.2")
 	waitFor(t, 5*time.Second, "a sync of the broken Ingress's Service", func() bool { return r.Stats().Syncs > after.Syncs })
 	rest(t, r) // every sync the slice change caused is done
 	if s := r.Stats(); s.EndpointSyncs != after.EndpointSyncs {
@@ -101,7 +90,7 @@ func TestEndpointSliceOnlySync(t *testing.T) {
 	if e := f.event(t, "big", reconciler.ReasonSkipped); !strings.Contains(e.Message, "1001 ready endpoints") {
 		t.Fatalf("the big Ingress is skipped for %q, want its 1001 endpoints", e.Message)
 	}
-	scale("big-2", "big", "10.3.9.1")
+	f.scale(t, "big-2", "big", "10.3.9.1")
 	waitFor(t, 5*time.Second, "the big Ingress applied again", func() bool { return f.store.Head().Servers[bigServer] != nil })
 	rest(t, r)
 

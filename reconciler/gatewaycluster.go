@@ -3,6 +3,7 @@ package reconciler
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,8 +39,10 @@ type gatewayCluster struct {
 }
 
 // newGatewayCluster sets up the informers of what served says the cluster serves;
-// enqueue is called on every change that can alter the translation.
-func newGatewayCluster(client *clients, served gatewayKinds, enqueue func()) (*gatewayCluster, error) {
+// enqueue is called on every change that can alter the translation, but for an update of
+// a route's spec alone (its labels and annotations unchanged), which calls edited with the
+// route's key ("Kind namespace/name").
+func newGatewayCluster(client *clients, served gatewayKinds, enqueue func(), edited func(route string)) (*gatewayCluster, error) {
 	g := &gatewayCluster{}
 	all := metav1.NamespaceAll
 	v1 := client.gateway.GatewayV1()
@@ -58,11 +61,13 @@ func newGatewayCluster(client *clients, served gatewayKinds, enqueue func()) (*g
 	g.gatewayIndex = gwInf.GetIndexer()
 	g.routeIndexes = []cache.Indexer{httpInf.GetIndexer()}
 	specOnly := []cache.SharedIndexInformer{classInf, gwInf, httpInf}
+	routeInfs := []cache.SharedIndexInformer{httpInf}
 	if served.grpcRoutes {
 		inf := add(newInformer(&gatewayv1.GRPCRoute{}, v1.GRPCRoutes(all), "", cache.Indexers{byService: routeServices}))
 		g.grpcRoutes = gwlisters.NewGRPCRouteLister(inf.GetIndexer())
 		g.routeIndexes = append(g.routeIndexes, inf.GetIndexer())
 		specOnly = append(specOnly, inf)
+		routeInfs = append(routeInfs, inf)
 	}
 	if served.grants {
 		inf := add(newInformer(&gatewayv1beta1.ReferenceGrant{}, client.gateway.GatewayV1beta1().ReferenceGrants(all), "", nil))
@@ -83,10 +88,14 @@ func newGatewayCluster(client *clients, served gatewayKinds, enqueue func()) (*g
 		if inf == nsInf {
 			changed = labelsChanged
 		}
+		route := slices.Contains(routeInfs, inf)
 		_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc: func(any) { enqueue() },
 			UpdateFunc: func(old, new any) {
-				if changed(old, new) {
+				switch {
+				case route && onlySpecChanged(old, new):
+					edited(routeKey(new))
+				case changed(old, new):
 					enqueue()
 				}
 			},
@@ -135,6 +144,15 @@ func specChanged(old, new any) bool {
 	n, ok2 := new.(metav1.Object)
 	return !ok1 || !ok2 || o.GetGeneration() != n.GetGeneration() ||
 		!reflect.DeepEqual(o.GetLabels(), n.GetLabels()) || !reflect.DeepEqual(o.GetAnnotations(), n.GetAnnotations())
+}
+
+// onlySpecChanged reports an update of an object's spec (a new generation) that leaves its
+// labels and annotations as they were.
+func onlySpecChanged(old, new any) bool {
+	o, ok1 := old.(metav1.Object)
+	n, ok2 := new.(metav1.Object)
+	return ok1 && ok2 && o.GetGeneration() != n.GetGeneration() &&
+		reflect.DeepEqual(o.GetLabels(), n.GetLabels()) && reflect.DeepEqual(o.GetAnnotations(), n.GetAnnotations())
 }
 
 // labelsChanged counts a Namespace's update only when its labels change, which is all a

@@ -13,8 +13,9 @@ const gatewayDiscoveryPeriod = 30 * time.Second
 
 // gatewayAtStart returns the view of Gateway API's objects when the cluster serves them
 // now, nil otherwise. Its informers sync with the others before the first sync, which
-// would otherwise delete every route's server until they did.
-func (r *Reconciler) gatewayAtStart(enqueue func()) *gatewayCluster {
+// would otherwise delete every route's server until they did. enqueue and edited are
+// newGatewayCluster's.
+func (r *Reconciler) gatewayAtStart(enqueue func(), edited func(route string)) *gatewayCluster {
 	kinds, err := discoverGateway(r.client)
 	if err != nil {
 		r.log.Warn("cannot tell whether the cluster serves Gateway API; asking again later", "err", err)
@@ -23,7 +24,7 @@ func (r *Reconciler) gatewayAtStart(enqueue func()) *gatewayCluster {
 	if !kinds.core {
 		return nil
 	}
-	g, err := newGatewayCluster(r.client, kinds, enqueue)
+	g, err := newGatewayCluster(r.client, kinds, enqueue, edited)
 	if err != nil {
 		r.log.Error("gateway API informers", "err", err)
 		return nil
@@ -33,7 +34,7 @@ func (r *Reconciler) gatewayAtStart(enqueue func()) *gatewayCluster {
 
 // awaitGateway asks every gatewayDiscoveryPeriod whether the cluster serves Gateway API
 // now, and once it does, runs its informers until ctx ends and gives c the view.
-func (r *Reconciler) awaitGateway(ctx context.Context, c *cluster, enqueue func()) {
+func (r *Reconciler) awaitGateway(ctx context.Context, c *cluster, enqueue func(), edited func(route string)) {
 	t := time.NewTicker(gatewayDiscoveryPeriod)
 	defer t.Stop()
 	for {
@@ -42,7 +43,7 @@ func (r *Reconciler) awaitGateway(ctx context.Context, c *cluster, enqueue func(
 			return
 		case <-t.C:
 		}
-		g := r.gatewayAtStart(enqueue)
+		g := r.gatewayAtStart(enqueue, edited)
 		if g == nil {
 			continue
 		}

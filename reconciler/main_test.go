@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler"
@@ -51,12 +52,29 @@ type fixture struct {
 	ns         string
 	class      string
 	controller string
-	store      *store.Store
+	// gatewayController is the GatewayClass controller of a Gateway API fixture's
+	// reconciler, whose class is named like the IngressClass; "" otherwise.
+	gatewayController string
+	store             *store.Store
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	c := cluster(t)
+	return newFixtureOn(t, cluster(t))
+}
+
+// newGatewayFixture is newFixture on a cluster that serves Gateway API's CRDs, with a
+// GatewayClass of the fixture's own controller. The cluster is the test's.
+func newGatewayFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := newFixtureOn(t, kubetest.StartGatewayAPIT(t))
+	f.gatewayController = "restyplane.io/gw-" + f.ns
+	f.c.Create(t, kubetest.GatewayClass(f.class, f.gatewayController))
+	return f
+}
+
+func newFixtureOn(t *testing.T, c *kubetest.Cluster) *fixture {
+	t.Helper()
 	name := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
 	if len(name) > 50 {
 		name = name[:50]
@@ -79,7 +97,7 @@ func newFixture(t *testing.T) *fixture {
 // options returns the options of a reconciler for this fixture, with a short Lease so that
 // a take-over is quick.
 func (f *fixture) options(identity string) reconciler.Options {
-	return reconciler.Options{Config: f.c.Config, Controller: f.controller, StatusAddress: "127.0.0.1",
+	return reconciler.Options{Config: f.c.Config, Controller: f.controller, GatewayController: f.gatewayController, StatusAddress: "127.0.0.1",
 		LeaseNamespace: f.ns, LeaseName: "reconciler", Identity: identity,
 		LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 200 * time.Millisecond}
 }
@@ -178,3 +196,18 @@ func revisions(t *testing.T, st *store.Store) int64 {
 
 // The store is what the reconciler writes to in restyplane serve.
 var _ reconciler.Store = (*store.Store)(nil)
+
+// scale sets the endpoints of EndpointSlice slice of Service svc to the addresses, on
+// port 8080.
+func (f *fixture) scale(t *testing.T, slice, svc string, addrs ...string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Get(ctx, slice, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get slice: %v", err)
+	}
+	s.Endpoints = kubetest.EndpointSlice(f.ns, svc, slice, 8080, kubetest.Ready(addrs...)...).Endpoints
+	if _, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update slice: %v", err)
+	}
+}

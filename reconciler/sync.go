@@ -38,7 +38,11 @@ func (r *Reconciler) lead(ctx context.Context) error {
 		c.changes.everything()
 		queue.Add(syncKey)
 	}
-	gw := r.gatewayAtStart(enqueue)
+	edited := func(route string) {
+		c.changes.routeEdited(route)
+		queue.Add(syncKey)
+	}
+	gw := r.gatewayAtStart(enqueue, edited)
 	synced := c.synced
 	if gw != nil {
 		synced = append(slices.Clip(synced), gw.synced...)
@@ -66,7 +70,7 @@ func (r *Reconciler) lead(ctx context.Context) error {
 		late.Add(1)
 		go func() {
 			defer late.Done()
-			r.awaitGateway(ctx, c, enqueue)
+			r.awaitGateway(ctx, c, enqueue, edited)
 		}()
 	}
 	go rep.run(ctx)
@@ -130,10 +134,11 @@ func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, gwRep 
 
 // sync rebuilds the kubernetes-owned objects from the caches and writes what differs from
 // the head as one revision. It returns the revision the Ingresses are applied at. When only
-// EndpointSlices changed since the last sync, and nobody else wrote since, it reads the
-// endpoints of their Services' backends again and keeps the rest of the last translation.
+// EndpointSlices and the specs of routes changed since the last sync, and nobody else wrote
+// since, it reads the endpoints of their Services' backends again, plans those routes on
+// their own, and keeps the rest of the last translation (endpointsOnly).
 func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep *gatewayReporter, cache *translationCache) (rev int64, wrote bool, err error) {
-	all, dirty := c.changes.take()
+	all, dirty, edited := c.changes.take()
 	defer func() {
 		if err != nil {
 			c.changes.everything() // the retry translates everything again
@@ -142,9 +147,9 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep 
 	head := r.store.Head()
 	var t *Translation
 	var muts []api.Mutation
-	if last := cache.last; !all && len(dirty) > 0 && last.t != nil && last.rev == head.Revision {
+	if last := cache.last; !all && len(dirty)+len(edited) > 0 && last.t != nil && last.rev == head.Revision {
 		var changed []string
-		if t, changed, err = c.endpointsOnly(r.opts.Controller, r.opts.AllowExternalName, last.t, dirty, cache); err != nil {
+		if t, changed, err = c.endpointsOnly(r.opts.Controller, r.opts.AllowExternalName, last.t, dirty, edited, cache); err != nil {
 			return 0, false, err
 		}
 		if t != nil {

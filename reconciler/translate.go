@@ -28,6 +28,8 @@ type Translation struct {
 	Claims, Releases []api.HostnameClaim
 	// Gateway is what the Gateway API objects are to be told, nil without Gateway API.
 	Gateway *GatewayReport
+	// gw is the plan the routes were translated by, for endpointsOnly's comparisons.
+	gw *gatewayPlan
 }
 
 // Translate turns the snapshot into backends, servers and certificates. It is a pure
@@ -168,6 +170,6 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 			rep.warn(ReasonSkipped, "not applied: the Ingress routes no path to a Service")
 		}
 	}
-	t.Gateway = gw.report()
+	t.Gateway, t.gw = gw.report(), gw
 	return t
 }

@@ -23,10 +23,10 @@ type AgentOptions struct {
 // Agent is a running `restyplane agent` with its own nginx on free loopback ports.
 type Agent struct {
 	// Health is http://host:port of /healthz, /readyz and /metrics; Proxy is nginx's
-	// HTTP listener as http://host:port.
-	Health, Proxy string
-	DataDir       string
-	Logs          *LockedBuffer
+	// HTTP listener as http://host:port, and TLS its HTTPS listener as host:port.
+	Health, Proxy, TLS string
+	DataDir            string
+	Logs               *LockedBuffer
 
 	tb      testing.TB
 	args    []string
@@ -44,7 +44,7 @@ func StartAgent(tb testing.TB, o AgentOptions) *Agent {
 		o.DataDir = tb.TempDir()
 	}
 	listen, proxy, tls := FreeAddr(tb), FreeAddr(tb), FreeAddr(tb)
-	a := &Agent{Health: "http://" + listen, Proxy: "http://" + proxy, DataDir: o.DataDir, Logs: &LockedBuffer{}, tb: tb,
+	a := &Agent{Health: "http://" + listen, Proxy: "http://" + proxy, TLS: tls, DataDir: o.DataDir, Logs: &LockedBuffer{}, tb: tb,
 		args: append([]string{"agent", "--control-plane", o.ControlPlane, "--token", o.Token, "--name", o.Name,
 			"--listen", listen, "--data-dir", o.DataDir, "--proxy-listen", proxy, "--tls-listen", tls}, o.Args...)}
 	a.launch()

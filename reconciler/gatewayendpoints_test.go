@@ -1,0 +1,143 @@
+package reconciler_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/restyplane/restyplane/reconciler/kubetest"
+)
+
+// TestGatewayEndpointSliceOnlySync: an EndpointSlice change of a Service that HTTPRoutes
+// route to, and an edit of a route's weights, are synced without translating every route
+// again, and write what a full translation would: the Service's backend and the weighted
+// backend of a rule that balances it with another get the new endpoints and weights, and
+// a full sync afterwards writes nothing. A Service of a route that is not applied whole,
+// and an edit that changes which backend a location uses, still get a full translation.
+func TestGatewayEndpointSliceOnlySync(t *testing.T) {
+	f := newGatewayFixture(t)
+	ctx := context.Background()
+	f.c.Create(t,
+		kubetest.Service(f.ns, "web", 80), kubetest.EndpointSlice(f.ns, "web", "web-1", 8080, kubetest.Ready("10.2.0.1")...),
+		kubetest.Service(f.ns, "canary", 80), kubetest.EndpointSlice(f.ns, "canary", "canary-1", 8080, kubetest.Ready("10.2.1.1")...),
+		kubetest.Service(f.ns, "other", 80), kubetest.EndpointSlice(f.ns, "other", "other-1", 8080, kubetest.Ready("10.2.2.1")...),
+		kubetest.Gateway(f.ns, "gw", f.class, kubetest.Listener("http", 80, "")),
+		kubetest.HTTPRoute(f.ns, "shop", "gw", []string{"shop.example.com"},
+			kubetest.Rule("/", []string{"web", "canary"}, 3, 1), kubetest.Rule("/api", []string{"web"})),
+		// Service ghost does not exist: this route is not applied whole.
+		kubetest.HTTPRoute(f.ns, "half", "gw", []string{"half.example.com"}, kubetest.Rule("/", []string{"other", "ghost"})))
+	r, _ := f.run(t, f.store, "one")
+	web, split := "k8s."+f.ns+".web.80", "k8s.httproute."+f.ns+".shop.rule0"
+	waitFor(t, 10*time.Second, "the route's backends in the store", func() bool {
+		h := f.store.Head()
+		return h.Backends[web] != nil && endpoints(h.Backends[split]) == "10.2.0.1:8080,10.2.1.1:8080"
+	})
+	rest(t, r)
+
+	before := r.Stats()
+	count := revisions(t, f.store)
+	f.scale(t, "web-1", "web", "10.2.0.1", "10.2.0.2")
+	waitFor(t, 5*time.Second, "web scaled, in its backend and in the split", func() bool {
+		h := f.store.Head()
+		return endpoints(h.Backends[web]) == "10.2.0.1:8080,10.2.0.2:8080" &&
+			endpoints(h.Backends[split]) == "10.2.0.1:8080,10.2.0.2:8080,10.2.1.1:8080"
+	})
+	// web's two endpoints share its weight 3, canary's one has 1: 1.5 to 1 each.
+	if w := f.store.Head().Backends[split].Endpoints; w[0].Weight != w[1].Weight || abs(2*w[0].Weight-3*w[2].Weight) > 3 {
+		t.Errorf("the split's weights after the endpoint sync = %+v, want each of web's two 1.5 times canary's one", w)
+	}
+	if got, want := revisions(t, f.store), count+1; got != want {
+		t.Fatalf("revisions after one slice change = %d, want %d", got, want)
+	}
+	rest(t, r)
+	after := r.Stats()
+	if got := after.EndpointSyncs - before.EndpointSyncs; got < 1 {
+		t.Fatalf("endpoint syncs %d of %d syncs, want one for the slice change", got, after.Syncs-before.Syncs)
+	}
+
+	// A Service of the route not applied whole: a full translation.
+	f.scale(t, "other-1", "other", "10.2.2.1", "10.2.2.2")
+	waitFor(t, 5*time.Second, "a sync of the half route's Service", func() bool { return r.Stats().Syncs > after.Syncs })
+	rest(t, r)
+	if s := r.Stats(); s.EndpointSyncs != after.EndpointSyncs {
+		t.Fatalf("the half-applied route's Service took the endpoint sync (%d, was %d)", s.EndpointSyncs, after.EndpointSyncs)
+	}
+	if got := endpoints(f.store.Head().Backends["k8s."+f.ns+".other.80"]); got != "10.2.2.1:8080,10.2.2.2:8080" {
+		t.Fatalf("other's backend after the full sync = %s", got)
+	}
+
+	// An edit of the route's weights changes its split's endpoints alone: no full
+	// translation either, and the revision and the route's status name its new generation.
+	routes := f.c.Gateway.GatewayV1().HTTPRoutes(f.ns)
+	edit := func(change func(*gatewayv1.HTTPRoute)) int64 {
+		t.Helper()
+		rt, err := routes.Get(ctx, "shop", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get route: %v", err)
+		}
+		change(rt)
+		if rt, err = routes.Update(ctx, rt, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("update route: %v", err)
+		}
+		return rt.Generation
+	}
+	syncs := r.Stats()
+	gen := edit(func(rt *gatewayv1.HTTPRoute) {
+		one, three := int32(1), int32(3)
+		rt.Spec.Rules[0].BackendRefs[0].Weight, rt.Spec.Rules[0].BackendRefs[1].Weight = &one, &three
+	})
+	waitFor(t, 5*time.Second, "canary's endpoint the heaviest of the split", func() bool {
+		w := f.store.Head().Backends[split].Endpoints
+		return len(w) == 3 && w[2].Weight > w[0].Weight
+	})
+	rest(t, r)
+	if s := r.Stats(); s.EndpointSyncs == syncs.EndpointSyncs || s.Errors != 0 {
+		t.Fatalf("stats after the weight edit: %+v, want an endpoint sync and no error (before: %+v)", s, syncs)
+	}
+	if rev, err := f.store.Revision(ctx, revisions(t, f.store)); err != nil || !strings.Contains(rev.Message, fmt.Sprintf("HTTPRoute %s/shop generation %d", f.ns, gen)) {
+		t.Errorf("the weight edit's revision: %v %v, want a message naming generation %d", rev, err, gen)
+	}
+	waitFor(t, 10*time.Second, "the route's status at its new generation", func() bool {
+		rt, err := routes.Get(ctx, "shop", metav1.GetOptions{})
+		return err == nil && len(rt.Status.Parents) == 1 && len(rt.Status.Parents[0].Conditions) > 0 &&
+			rt.Status.Parents[0].Conditions[0].ObservedGeneration == gen && rt.Status.Parents[0].Conditions[0].Status == metav1.ConditionTrue
+	})
+
+	// An edit that changes which backend a location uses (a weight of 0 leaves web alone)
+	// takes a full translation.
+	syncs = r.Stats()
+	edit(func(rt *gatewayv1.HTTPRoute) { rt.Spec.Rules[0].BackendRefs[1].Weight = new(int32) })
+	waitFor(t, 5*time.Second, "a sync of the shape edit", func() bool { return r.Stats().Syncs > syncs.Syncs })
+	rest(t, r)
+	if s := r.Stats(); s.EndpointSyncs != syncs.EndpointSyncs {
+		t.Fatalf("the edit of a location's backend took the endpoint sync (%d, was %d)", s.EndpointSyncs, syncs.EndpointSyncs)
+	}
+	if h := f.store.Head(); h.Servers["k8s.shop.example.com_80"] == nil || h.Servers["k8s.shop.example.com_80"].Locations[0].Backend != web {
+		t.Fatalf("shop's / after the shape edit: %+v, want web's backend", h.Servers["k8s.shop.example.com_80"])
+	}
+
+	// A full translation of the cluster agrees with what the endpoint syncs wrote.
+	count = revisions(t, f.store)
+	syncs = r.Stats()
+	edit(func(rt *gatewayv1.HTTPRoute) { rt.Annotations = map[string]string{"team": "checkout"} })
+	waitFor(t, 5*time.Second, "a full sync", func() bool { return r.Stats().Syncs > syncs.Syncs })
+	rest(t, r)
+	if got := revisions(t, f.store); got != count {
+		t.Fatalf("revisions after a full sync = %d, want %d: the endpoint sync wrote what a translation would not", got, count)
+	}
+	if s := r.Stats(); s.EndpointSyncs != syncs.EndpointSyncs || s.Errors != 0 {
+		t.Fatalf("stats after the route change: %+v, want a full sync and no error", s)
+	}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
