@@ -32,11 +32,15 @@ var supportedFeatures = []features.FeatureName{
 	features.SupportHTTPRouteSchemeRedirect, features.SupportReferenceGrant,
 }
 
-// classFeatures lists the supported features for a class's status, sorted by name.
-func classFeatures(grpc bool) []gatewayv1.SupportedFeature {
+// classFeatures lists the supported features for a class's status, sorted by name:
+// GRPCRoute and BackendTLSPolicy where the cluster serves them.
+func classFeatures(grpc, backendTLS bool) []gatewayv1.SupportedFeature {
 	names := slices.Clone(supportedFeatures)
 	if grpc {
 		names = append(names, features.SupportGRPCRoute)
+	}
+	if backendTLS {
+		names = append(names, features.SupportBackendTLSPolicy)
 	}
 	slices.Sort(names)
 	out := make([]gatewayv1.SupportedFeature, len(names))
