@@ -21,7 +21,7 @@ const gatewayAPIVersion = "v1.6.3"
 // only where the cluster serves it.
 var supportedFeatures = []features.FeatureName{
 	features.SupportGateway, features.SupportGatewayPort8080, features.SupportHTTPRoute,
-	features.SupportHTTPRoute303RedirectStatusCode, features.SupportHTTPRoute307RedirectStatusCode,
+	features.SupportHTTPRoute303RedirectStatusCode, features.SupportHTTPRouteBackendProtocolWebSocket, features.SupportHTTPRoute307RedirectStatusCode,
 	features.SupportHTTPRoute308RedirectStatusCode, features.SupportHTTPRouteBackendTimeout,
 	features.SupportHTTPRouteCORS, features.SupportHTTPRouteHostRewrite, features.SupportHTTPRouteMethodMatching,
 	features.SupportHTTPRouteParentRefPort, features.SupportHTTPRoutePathRedirect,
