@@ -54,7 +54,8 @@ func policyConditions(tr *Translation, name string) string {
 // Service it names TLS verified against its ConfigMap's CA for its hostname, sent as SNI;
 // of two on one target the older wins and the younger is Conflicted; one whose CA does
 // not resolve (missing ConfigMap, another kind) is not accepted, and requests to its
-// Service answer 500 rather than go in plain HTTP.
+// Service answer 500 rather than go in plain HTTP; a rule that splits requests between a
+// covered Service and one that is not is left out.
 func TestGatewayBackendTLSPolicy(t *testing.T) {
 	ca := testCAPEM(t, true)
 	objs := gatewayBase()
@@ -70,7 +71,8 @@ func TestGatewayBackendTLSPolicy(t *testing.T) {
 	kind.Spec.Validation.CACertificateRefs[0].Kind = "Secret"
 	objs = append(objs, kind, routeAged(parentOn(kubetest.HTTPRoute("app", "web", "", []string{"web.example.com"},
 		kubetest.Rule("/secure", []string{"secure"}), kubetest.Rule("/nocm", []string{"nocm"}),
-		kubetest.Rule("/kind", []string{"kind"}), kubetest.Rule("/plain", []string{"plain"})), ""), 10))
+		kubetest.Rule("/kind", []string{"kind"}), kubetest.Rule("/plain", []string{"plain"}),
+		kubetest.Rule("/mixed", []string{"secure", "plain"})), ""), 10))
 	tr := translateGateway(t, objs...)
 
 	got := locationsOf(tr.Servers["k8s.web.example.com"])
@@ -98,8 +100,9 @@ func TestGatewayBackendTLSPolicy(t *testing.T) {
 			t.Errorf("policy %s: %s, want %s", name, got, want)
 		}
 	}
-	// The route's references resolve: the policy, not the route, is what fails.
-	if got, want := conditionsOf(tr.Gateway.Routes["HTTPRoute app/web"]), "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"; got != want {
+	// The route's references resolve: the policy, not the route, is what fails. The rule
+	// of a TLS and a plain backend, which one location cannot speak to, is left out.
+	if got, want := conditionsOf(tr.Gateway.Routes["HTTPRoute app/web"]), "Accepted=True/Accepted PartiallyInvalid=True/UnsupportedValue ResolvedRefs=True/ResolvedRefs"; got != want {
 		t.Errorf("route conditions = %s, want %s", got, want)
 	}
 }
