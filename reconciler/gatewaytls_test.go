@@ -132,3 +132,34 @@ func TestGatewayUnresolvedShare(t *testing.T) {
 	}
 }
 
+
+// TestGatewayBackendTLSPolicyGRPC: a GRPCRoute's backend of a Service a BackendTLSPolicy
+// covers speaks gRPC over TLS (grpcs), verified as the policy asks.
+func TestGatewayBackendTLSPolicyGRPC(t *testing.T) {
+	objs := append(gatewayBase(), serviceWith("app", "greeter", "10.0.0.1")...)
+	port := gatewayv1.PortNumber(80)
+	ns := gatewayv1.Namespace("infra")
+	r := routeAged(&gatewayv1.GRPCRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "app", Name: "greet"},
+		Spec: gatewayv1.GRPCRouteSpec{
+			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "gw", Namespace: &ns}}},
+			Hostnames:       []gatewayv1.Hostname{"grpc.example.com"},
+			Rules: []gatewayv1.GRPCRouteRule{{BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: gatewayv1.BackendRef{
+				BackendObjectReference: gatewayv1.BackendObjectReference{Name: "greeter", Port: &port}}}}}}}}, 10)
+	objs = append(objs, r,
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "app", Name: "ca"}, Data: map[string]string{"ca.crt": testCAPEM(t, true)}},
+		tlsPolicy("greeter", "greeter", "http", "ca", "greeter.internal", 1))
+	tr := translateGateway(t, objs...)
+	b := tr.Backends["k8s.app.greeter.80.grpc.tls"]
+	if b == nil || b.Protocol != api.ProtocolGRPCS || b.UpstreamTLS == nil || b.UpstreamTLS.ServerName != "greeter.internal" {
+		t.Fatalf("backend = %+v, want grpcs verified for greeter.internal (backends: %v)", b, keysOf(tr.Backends))
+	}
+}
+
+func keysOf[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
