@@ -21,7 +21,10 @@ type weightedRef struct {
 // port, adding it to the route's backends; protocol is http or grpc. It returns "" when
 // the reference is not resolved, and records why (ResolvedRefs): another kind than
 // Service (InvalidKind), another namespace's Service without a ReferenceGrant
-// (RefNotPermitted), a Service or port that does not exist (BackendNotFound).
+// (RefNotPermitted), a Service or port that does not exist (BackendNotFound). A Service
+// port a BackendTLSPolicy covers gets a backend of its own that speaks TLS as the policy
+// says; when the policy cannot be honoured it returns "" too, and the policy's status,
+// not the route's ResolvedRefs, says why.
 func (gp *gatewayPlan) serviceBackend(rp *routePlan, ref gatewayv1.BackendObjectReference, protocol string) string {
 	ns := refNamespace(ref.Namespace, rp.meta.Namespace)
 	key := ns + "/" + string(ref.Name)
