@@ -36,7 +36,11 @@ type Backend struct {
 	Protocol string `json:"protocol,omitempty" enums:"http,https,grpc,grpcs" example:"https"`
 	// UpstreamTLS is how the proxy speaks TLS to https and grpcs endpoints.
 	UpstreamTLS *UpstreamTLS `json:"upstreamTLS,omitempty"`
-	Source      Source       `json:"source"`
+	// ErrorWeight is a share of the requests, weighed against the endpoints' weights,
+	// that the proxy answers 500 itself without trying an endpoint: what Gateway API
+	// asks of a backendRef that does not resolve beside others that do. 0: none.
+	ErrorWeight int    `json:"errorWeight,omitempty" minimum:"0" maximum:"1000"`
+	Source      Source `json:"source"`
 	// Version is the revision that last changed this backend; it is its ETag.
 	Version int64 `json:"version,omitempty" readonly:"true"`
 }
@@ -111,6 +115,9 @@ func (b *Backend) Validate() error {
 	}
 	if b.Retries < 0 || b.Retries > MaxRetries {
 		return Invalid("retries", "must be 0-%d", MaxRetries)
+	}
+	if b.ErrorWeight < 0 || b.ErrorWeight > MaxWeight {
+		return Invalid("errorWeight", "must be 0-%d", MaxWeight)
 	}
 	if err := b.validateUpstream(); err != nil {
 		return err

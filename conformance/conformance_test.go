@@ -3,8 +3,12 @@ package conformance
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/gateway-api/conformance/tests"
 )
 
 // The environment of `make conformance`: RESTYPLANE_CONFORMANCE=full claims every feature
@@ -15,7 +19,8 @@ const (
 	modeEnv    = "RESTYPLANE_CONFORMANCE"
 	reportEnv  = "RESTYPLANE_CONFORMANCE_REPORT"
 	versionEnv = "RESTYPLANE_VERSION"
-	// runEnv names one test to run (its ShortName, e.g. HTTPRouteWeight); empty runs all.
+	// runEnv names the tests to run (ShortNames, e.g. HTTPRouteWeight, separated by
+	// commas); empty runs all.
 	runEnv = "RESTYPLANE_CONFORMANCE_RUN"
 )
 
@@ -24,7 +29,10 @@ const (
 // RESTYPLANE_CONFORMANCE=full every test of a feature restyplane claims.
 func TestConformance(t *testing.T) {
 	r := Run{Features: CoreFeatures, Version: os.Getenv(versionEnv), Test: os.Getenv(runEnv)}
-	if os.Getenv(modeEnv) != "full" && r.Test == "" {
+	if strings.Contains(r.Test, ",") {
+		// The suite runs one test or all: several are all but the others.
+		r.Skip, r.Test = allBut(strings.Split(r.Test, ",")), ""
+	} else if os.Getenv(modeEnv) != "full" && r.Test == "" {
 		for name, why := range KnownFailures {
 			t.Logf("skipped, a known failure: %s: %s", name, why)
 			r.Skip = append(r.Skip, name)
@@ -43,4 +51,15 @@ func TestConformance(t *testing.T) {
 	StartRestyplane(t, c)
 	waitGatewayClassAccepted(t, c, 2*time.Minute)
 	RunSuite(t, c, r)
+}
+
+// allBut lists the ShortNames of the suite's tests not among names.
+func allBut(names []string) []string {
+	var skip []string
+	for _, ct := range tests.ConformanceTests {
+		if !slices.Contains(names, ct.ShortName) {
+			skip = append(skip, ct.ShortName)
+		}
+	}
+	return skip
 }

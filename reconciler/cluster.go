@@ -31,6 +31,8 @@ const (
 	byAuthSecret = "authsecret"
 	// byCASecret indexes the Secrets, TLS or Opaque, whose ca.crt an annotation names.
 	byCASecret = "casecret"
+	// byConfigMap indexes the BackendTLSPolicies by the ConfigMaps of their CA certificates.
+	byConfigMap = "configmap"
 )
 
 // cluster is the reconciler's view of the cluster: informers over the kinds it translates,

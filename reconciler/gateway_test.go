@@ -40,6 +40,13 @@ func gwSnapshot(objs ...runtime.Object) *Snapshot {
 			gs.Grants = append(gs.Grants, o)
 		case *corev1.Namespace:
 			gs.NamespaceLabels[o.Name] = o.Labels
+		case *gatewayv1.BackendTLSPolicy:
+			gs.TLSPolicies, gs.TLSPolicyServed = append(gs.TLSPolicies, o), true
+		case *corev1.ConfigMap:
+			if gs.ConfigMaps == nil {
+				gs.ConfigMaps = map[string]*corev1.ConfigMap{}
+			}
+			gs.ConfigMaps[o.Namespace+"/"+o.Name] = o
 		}
 	}
 	s.Gateway = gs

@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -20,7 +21,10 @@ type weightedRef struct {
 // port, adding it to the route's backends; protocol is http or grpc. It returns "" when
 // the reference is not resolved, and records why (ResolvedRefs): another kind than
 // Service (InvalidKind), another namespace's Service without a ReferenceGrant
-// (RefNotPermitted), a Service or port that does not exist (BackendNotFound).
+// (RefNotPermitted), a Service or port that does not exist (BackendNotFound). A Service
+// port a BackendTLSPolicy covers gets a backend of its own that speaks TLS as the policy
+// says; when the policy cannot be honoured it returns "" too, and the policy's status,
+// not the route's ResolvedRefs, says why.
 func (gp *gatewayPlan) serviceBackend(rp *routePlan, ref gatewayv1.BackendObjectReference, protocol string) string {
 	ns := refNamespace(ref.Namespace, rp.meta.Namespace)
 	key := ns + "/" + string(ref.Name)
@@ -46,11 +50,24 @@ func (gp *gatewayPlan) serviceBackend(rp *routePlan, ref gatewayv1.BackendObject
 		rp.unresolved(gatewayv1.RouteReasonBackendNotFound, "Service %s not found; its share of requests answers 500", key)
 		return ""
 	}
+	rp.services[key] = true
 	port := strconv.Itoa(int(*ref.Port))
-	name := backendName(ns, string(ref.Name), port)
+	suffix := ""
 	if protocol == api.ProtocolGRPC {
-		name = backendName(ns, string(ref.Name), port+".grpc")
+		suffix = ".grpc"
 	}
+	pol := gp.policyFor(key, *ref.Port)
+	if pol != nil {
+		if pol.tls == nil {
+			rp.warn(ReasonDegraded, "backendRef %s port %s: BackendTLSPolicy %s does not let the proxy verify it (%s); its share of requests answers 500",
+				key, port, pol.obj.Name, pol.acceptMsg)
+			return ""
+		}
+		// Its own name: an Ingress's backend of the same Service port speaks as the
+		// Ingress asks.
+		suffix += ".tls"
+	}
+	name := backendName(ns, string(ref.Name), port+suffix)
 	if _, ok := rp.backends[name]; ok {
 		return name
 	}
@@ -68,6 +85,13 @@ func (gp *gatewayPlan) serviceBackend(rp *routePlan, ref gatewayv1.BackendObject
 	if protocol == api.ProtocolGRPC {
 		b.Protocol = api.ProtocolGRPC
 	}
+	if pol != nil {
+		b.Protocol, b.UpstreamTLS = api.ProtocolHTTPS, pol.tls
+		if protocol == api.ProtocolGRPC {
+			b.Protocol = api.ProtocolGRPCS
+		}
+		rp.cas[pol.ca.Name] = pol.ca
+	}
 	b.Normalize()
 	if err := b.Validate(); err != nil {
 		rp.unresolved(gatewayv1.RouteReasonBackendNotFound, "backend %s: %v", name, err)
@@ -79,31 +103,44 @@ func (gp *gatewayPlan) serviceBackend(rp *routePlan, ref gatewayv1.BackendObject
 
 // ruleBackend returns the backend a rule's requests go to: the backend of its one
 // backendRef with a weight, or a backend that balances the endpoints of several by their
-// weights (weightedBackend). It returns "" when no backendRef with a weight resolves, and
-// the rule then answers 500, as the spec says.
-func (gp *gatewayPlan) ruleBackend(rp *routePlan, rule int, refs []weightedRef, protocol string) string {
+// weights (weightedBackend). A backendRef that does not resolve, beside others that do,
+// has its share of requests answered 500, as the spec says. It returns "" when no
+// backendRef with a weight resolves, and the rule then answers 500; and an error when
+// the backends speak differently (TLS to one, plain HTTP to another), which one location
+// cannot.
+func (gp *gatewayPlan) ruleBackend(rp *routePlan, rule int, refs []weightedRef, protocol string) (string, error) {
 	var parts []weightedPart
+	var failing int32
 	for _, r := range refs {
 		name := gp.serviceBackend(rp, r.ref, protocol)
-		if name == "" || r.weight == 0 {
-			continue
+		switch {
+		case r.weight == 0:
+		case name == "":
+			failing += r.weight
+		default:
+			parts = append(parts, weightedPart{b: rp.backends[name], weight: r.weight})
 		}
-		parts = append(parts, weightedPart{b: rp.backends[name], weight: r.weight})
 	}
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0].b.Name
+	switch {
+	case len(parts) == 0:
+		return "", nil
+	case len(parts) == 1 && failing == 0:
+		return parts[0].b.Name, nil
+	}
+	for _, p := range parts[1:] {
+		if !api.SameUpstream(p.b, parts[0].b) {
+			return "", fmt.Errorf("backendRefs: %s and %s speak differently (a BackendTLSPolicy covers one and not the other, or two with different CAs or hostnames), and one rule's requests go through one upstream",
+				parts[0].b.Name, p.b.Name)
+		}
 	}
 	name := objectName(lowerKind(rp.kind) + "." + rp.meta.Namespace + "." + rp.meta.Name + ".rule" + strconv.Itoa(rule))
-	b := weightedBackend(name, rp.source(), parts)
+	b := weightedBackend(name, rp.source(), parts, failing)
 	if err := b.Validate(); err != nil {
 		rp.unresolved(gatewayv1.RouteReasonBackendNotFound, "rules[%d]: the backend balancing its backendRefs: %v", rule, err)
-		return ""
+		return "", nil
 	}
 	rp.backends[name] = b
-	return name
+	return name, nil
 }
 
 // isExternalNameRefusal reports whether backendFor refused an ExternalName Service.

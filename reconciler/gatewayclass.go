@@ -21,7 +21,7 @@ const gatewayAPIVersion = "v1.6.3"
 // only where the cluster serves it.
 var supportedFeatures = []features.FeatureName{
 	features.SupportGateway, features.SupportGatewayPort8080, features.SupportHTTPRoute,
-	features.SupportHTTPRoute303RedirectStatusCode, features.SupportHTTPRoute307RedirectStatusCode,
+	features.SupportHTTPRoute303RedirectStatusCode, features.SupportHTTPRouteBackendProtocolWebSocket, features.SupportHTTPRoute307RedirectStatusCode,
 	features.SupportHTTPRoute308RedirectStatusCode, features.SupportHTTPRouteBackendTimeout,
 	features.SupportHTTPRouteCORS, features.SupportHTTPRouteHostRewrite, features.SupportHTTPRouteMethodMatching,
 	features.SupportHTTPRouteParentRefPort, features.SupportHTTPRoutePathRedirect,
@@ -32,11 +32,15 @@ var supportedFeatures = []features.FeatureName{
 	features.SupportHTTPRouteSchemeRedirect, features.SupportReferenceGrant,
 }
 
-// classFeatures lists the supported features for a class's status, sorted by name.
-func classFeatures(grpc bool) []gatewayv1.SupportedFeature {
+// classFeatures lists the supported features for a class's status, sorted by name:
+// GRPCRoute and BackendTLSPolicy where the cluster serves them.
+func classFeatures(grpc, backendTLS bool) []gatewayv1.SupportedFeature {
 	names := slices.Clone(supportedFeatures)
 	if grpc {
 		names = append(names, features.SupportGRPCRoute)
+	}
+	if backendTLS {
+		names = append(names, features.SupportBackendTLSPolicy)
 	}
 	slices.Sort(names)
 	out := make([]gatewayv1.SupportedFeature, len(names))

@@ -31,11 +31,16 @@ type gatewayCluster struct {
 	// grpcRoutes and grants are nil in a cluster that does not serve them.
 	grpcRoutes gwlisters.GRPCRouteLister
 	grants     gwbetalisters.ReferenceGrantLister
-	namespaces corelisters.NamespaceLister
+	// tlsPolicies and configMaps are nil in a cluster that does not serve BackendTLSPolicy.
+	tlsPolicies gwlisters.BackendTLSPolicyLister
+	configMaps  corelisters.ConfigMapLister
+	namespaces  corelisters.NamespaceLister
 	// byService indexes the routes by the Services they route to; bySecret the Gateways
 	// by their certificates' Secrets.
 	routeIndexes []cache.Indexer
 	gatewayIndex cache.Indexer
+	// policyIndex indexes the BackendTLSPolicies by their ConfigMaps (byConfigMap).
+	policyIndex cache.Indexer
 }
 
 // newGatewayCluster sets up the informers of what served says the cluster serves;
@@ -73,6 +78,12 @@ func newGatewayCluster(client *clients, served gatewayKinds, enqueue func(), edi
 		inf := add(newInformer(&gatewayv1beta1.ReferenceGrant{}, client.gateway.GatewayV1beta1().ReferenceGrants(all), "", nil))
 		g.grants = gwbetalisters.NewReferenceGrantLister(inf.GetIndexer())
 	}
+	if served.backendTLS {
+		inf := add(newInformer(&gatewayv1.BackendTLSPolicy{}, v1.BackendTLSPolicies(all), "", cache.Indexers{byConfigMap: policyConfigMaps}))
+		g.tlsPolicies = gwlisters.NewBackendTLSPolicyLister(inf.GetIndexer())
+		g.policyIndex = inf.GetIndexer()
+		specOnly = append(specOnly, inf)
+	}
 	for _, inf := range g.informers {
 		if err := inf.SetTransform(stripManagedFields); err != nil {
 			return nil, fmt.Errorf("set transform: %w", err)
@@ -106,7 +117,38 @@ func newGatewayCluster(client *clients, served gatewayKinds, enqueue func(), edi
 		}
 		g.synced = append(g.synced, inf.HasSynced)
 	}
+	if served.backendTLS {
+		if err := g.watchConfigMaps(client, enqueue); err != nil {
+			return nil, err
+		}
+	}
 	return g, nil
+}
+
+// watchConfigMaps watches the ConfigMaps, of which only those a BackendTLSPolicy names
+// for its CA certificates count: a change of any other enqueues nothing.
+func (g *gatewayCluster) watchConfigMaps(client *clients, enqueue func()) error {
+	inf := newInformer(&corev1.ConfigMap{}, client.core.ConfigMaps(metav1.NamespaceAll), "", nil)
+	if err := inf.SetTransform(stripManagedFields); err != nil {
+		return fmt.Errorf("set transform: %w", err)
+	}
+	named := func(obj any) {
+		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+		if err != nil {
+			return
+		}
+		if refs, err := g.policyIndex.ByIndex(byConfigMap, key); err == nil && len(refs) > 0 {
+			enqueue()
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: named,
+		UpdateFunc: func(_, new any) { named(new) }, DeleteFunc: named}); err != nil {
+		return fmt.Errorf("add event handler: %w", err)
+	}
+	g.configMaps = corelisters.NewConfigMapLister(inf.GetIndexer())
+	g.informers = append(g.informers, inf)
+	g.synced = append(g.synced, inf.HasSynced)
+	return nil
 }
 
 // start runs the informers until stop is closed; shutdown waits for them then.

@@ -11,11 +11,14 @@ import (
 
 // gatewayKinds says which of Gateway API's kinds the cluster serves. Gateway API is a set
 // of CRDs a cluster may not have: without GatewayClass, Gateway and HTTPRoute the
-// reconciler serves Ingresses alone; GRPCRoute and ReferenceGrant are optional.
+// reconciler serves Ingresses alone; GRPCRoute, ReferenceGrant and BackendTLSPolicy are
+// optional.
 type gatewayKinds struct {
 	core       bool
 	grpcRoutes bool
 	grants     bool
+	// backendTLS is BackendTLSPolicy, of the standard channel since v1.4.
+	backendTLS bool
 }
 
 // discoverGateway asks the API server which Gateway API kinds it serves.
@@ -27,6 +30,7 @@ func discoverGateway(client *clients) (gatewayKinds, error) {
 	}
 	k.core = slices.Contains(v1, "gatewayclasses") && slices.Contains(v1, "gateways") && slices.Contains(v1, "httproutes")
 	k.grpcRoutes = slices.Contains(v1, "grpcroutes")
+	k.backendTLS = slices.Contains(v1, "backendtlspolicies")
 	beta, err := servedResources(client, gatewayv1beta1.GroupVersion.String())
 	if err != nil {
 		return k, err

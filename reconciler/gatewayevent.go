@@ -24,6 +24,9 @@ func (p *gatewayReporter) forget(rep *GatewayReport) {
 		keep[k] = true
 		keep[r.Kind+" "+r.Meta.Namespace+"/"+r.Meta.Name+" "+string(r.Meta.UID)] = true
 	}
+	for _, r := range rep.Policies {
+		keep["BackendTLSPolicy "+r.Policy.Namespace+"/"+r.Policy.Name+" "+string(r.Policy.UID)] = true
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for k := range p.wrote {

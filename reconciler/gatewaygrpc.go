@@ -13,7 +13,8 @@ import (
 // a POST to /<service>/<method>, so a method match is a path, and its backends speak gRPC.
 func (gp *gatewayPlan) planGRPCRoute(r *gatewayv1.GRPCRoute) *routePlan {
 	rp := &routePlan{kind: api.ObjectGRPCRoute, meta: &r.ObjectMeta, obj: r, hostnames: r.Spec.Hostnames,
-		parentRefs: r.Spec.ParentRefs, backends: map[string]*api.Backend{}, rules: len(r.Spec.Rules)}
+		parentRefs: r.Spec.ParentRefs, backends: map[string]*api.Backend{},
+		cas: map[string]*api.CACertificate{}, services: map[string]bool{}, rules: len(r.Spec.Rules)}
 	for i, rule := range r.Spec.Rules {
 		locs, err := gp.grpcRule(rp, i, rule)
 		if err != nil {
@@ -35,7 +36,10 @@ func (gp *gatewayPlan) grpcRule(rp *routePlan, i int, rule gatewayv1.GRPCRouteRu
 		}
 		refs = append(refs, weightedRef{ref: b.BackendObjectReference, weight: weightOf(b.Weight)})
 	}
-	tmpl.Backend = gp.ruleBackend(rp, i, refs, api.ProtocolGRPC)
+	var err error
+	if tmpl.Backend, err = gp.ruleBackend(rp, i, refs, api.ProtocolGRPC); err != nil {
+		return nil, err
+	}
 	if tmpl.Backend == "" {
 		tmpl.Return = &api.Return{Code: 500, Body: "500 Internal Server Error: the route's rule has no backend that resolves"}
 	}

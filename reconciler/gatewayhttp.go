@@ -14,7 +14,8 @@ import (
 // the others apply.
 func (gp *gatewayPlan) planHTTPRoute(r *gatewayv1.HTTPRoute) *routePlan {
 	rp := &routePlan{kind: api.ObjectHTTPRoute, meta: &r.ObjectMeta, obj: r, hostnames: r.Spec.Hostnames,
-		parentRefs: r.Spec.ParentRefs, backends: map[string]*api.Backend{}, rules: len(r.Spec.Rules)}
+		parentRefs: r.Spec.ParentRefs, backends: map[string]*api.Backend{},
+		cas: map[string]*api.CACertificate{}, services: map[string]bool{}, rules: len(r.Spec.Rules)}
 	for i, rule := range r.Spec.Rules {
 		locs, err := gp.httpRule(rp, i, rule)
 		if err != nil {
@@ -46,7 +47,10 @@ func (gp *gatewayPlan) httpRule(rp *routePlan, i int, rule gatewayv1.HTTPRouteRu
 		redirects = redirects || f.Type == gatewayv1.HTTPRouteFilterRequestRedirect
 	}
 	if !redirects {
-		tmpl.Backend = gp.ruleBackend(rp, i, refs, api.ProtocolHTTP)
+		var err error
+		if tmpl.Backend, err = gp.ruleBackend(rp, i, refs, api.ProtocolHTTP); err != nil {
+			return nil, err
+		}
 		if tmpl.Backend == "" {
 			tmpl.Return = &api.Return{Code: 500, Body: "500 Internal Server Error: the route's rule has no backend that resolves"}
 		}

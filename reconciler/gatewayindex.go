@@ -96,3 +96,24 @@ func routeServices(obj any) ([]string, error) {
 	}
 	return nil, nil
 }
+
+// policyConfigMaps indexes a BackendTLSPolicy by the ConfigMaps ("namespace/name", its own
+// namespace) its caCertificateRefs name.
+func policyConfigMaps(obj any) ([]string, error) {
+	p, ok := obj.(*gatewayv1.BackendTLSPolicy)
+	if !ok {
+		return nil, nil
+	}
+	var keys []string
+	for _, ref := range p.Spec.Validation.CACertificateRefs {
+		if isConfigMapRef(ref) {
+			keys = append(keys, p.Namespace+"/"+string(ref.Name))
+		}
+	}
+	return keys, nil
+}
+
+// isConfigMapRef reports whether a reference names a core ConfigMap.
+func isConfigMapRef(ref gatewayv1.LocalObjectReference) bool {
+	return (ref.Group == "" || ref.Group == "core") && ref.Kind == "ConfigMap"
+}

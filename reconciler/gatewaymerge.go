@@ -102,8 +102,13 @@ func (m *merge) claimEntry(rp *routePlan, e routeEntry) {
 	}
 	hb.claims = append(hb.claims, c)
 	for _, n := range locationBackends(e.loc) {
-		if _, ok := m.t.Backends[n]; !ok && rp.backends[n] != nil {
-			m.t.Backends[n] = rp.backends[n]
+		if b := rp.backends[n]; b != nil {
+			if _, ok := m.t.Backends[n]; !ok {
+				m.t.Backends[n] = b
+			}
+			if t := b.UpstreamTLS; t != nil && rp.cas[t.CACertificate] != nil {
+				m.t.CACertificates[t.CACertificate] = rp.cas[t.CACertificate]
+			}
 		}
 	}
 	rp.applied = true

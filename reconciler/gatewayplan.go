@@ -29,6 +29,10 @@ type gatewayPlan struct {
 	restPorts map[restPort]string
 	// routes are oldest first, then by kind, namespace and name: the spec's order.
 	routes []*routePlan
+	// tlsPolicies are the BackendTLSPolicies by the targets each holds; tlsPolicyList
+	// all of them, oldest first.
+	tlsPolicies   map[policyTarget]*tlsPolicyState
+	tlsPolicyList []*tlsPolicyState
 }
 
 // restPort is a port of a REST server's own: plain HTTP or HTTPS.
@@ -72,6 +76,7 @@ func planGateways(snap *Snapshot, head *api.State) *gatewayPlan {
 		gp.gateways[gw.Namespace+"/"+gw.Name] = g
 		gp.gatewayList = append(gp.gatewayList, g)
 	}
+	gp.planTLSPolicies()
 	for _, r := range gs.HTTPRoutes {
 		gp.routes = append(gp.routes, gp.planHTTPRoute(r))
 	}

@@ -149,5 +149,8 @@ func (p *gatewayReporter) tell(ctx context.Context, rep *GatewayReport, rev int6
 		p.events(k, r, rev)
 		p.setRoute(ctx, rep.Controller, r)
 	}
+	for _, r := range rep.Policies {
+		p.setPolicy(ctx, rep.Controller, r)
+	}
 	return pending
 }

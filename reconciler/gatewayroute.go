@@ -24,6 +24,10 @@ type routePlan struct {
 	parents  []*parentState
 	locs     []api.Location
 	backends map[string]*api.Backend
+	// cas are the CA bundles its backends' BackendTLSPolicies verify against.
+	cas map[string]*api.CACertificate
+	// services are the Services ("namespace/name") its backendRefs resolve to.
+	services map[string]bool
 	// refsReason and refsMsg are the ResolvedRefs condition's when a reference is not
 	// resolved ("" when all are).
 	refsReason, refsMsg string

@@ -2,7 +2,10 @@ package reconciler
 
 import (
 	"fmt"
+	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
@@ -21,20 +24,26 @@ type GatewaySnapshot struct {
 	HTTPRoutes []*gatewayv1.HTTPRoute
 	GRPCRoutes []*gatewayv1.GRPCRoute
 	Grants     []*gatewayv1beta1.ReferenceGrant
+	// TLSPolicies are the BackendTLSPolicies, and ConfigMaps (by "namespace/name") those
+	// their caCertificateRefs name.
+	TLSPolicies []*gatewayv1.BackendTLSPolicy
+	ConfigMaps  map[string]*corev1.ConfigMap
 	// NamespaceLabels holds every namespace's labels, for allowedRoutes' selectors.
 	NamespaceLabels map[string]map[string]string
 	// HTTPPort and HTTPSPort are the proxy's own ports (Options.HTTPPort, HTTPSPort).
 	HTTPPort, HTTPSPort int32
 	// Address is where the proxy serves its Gateways (Options.GatewayAddress).
 	Address string
-	// GRPCServed says whether the cluster serves GRPCRoute.
-	GRPCServed bool
+	// GRPCServed says whether the cluster serves GRPCRoute, TLSPolicyServed whether
+	// BackendTLSPolicy.
+	GRPCServed, TLSPolicyServed bool
 }
 
 // gatewaySnapshot reads the Gateway API objects of controller from g's caches into snap,
 // and the Services and Secrets they reference.
 func (c *cluster) gatewaySnapshot(g *gatewayCluster, controller string, snap *Snapshot) error {
-	gs := &GatewaySnapshot{Controller: controller, NamespaceLabels: map[string]map[string]string{}, GRPCServed: g.grpcRoutes != nil}
+	gs := &GatewaySnapshot{Controller: controller, NamespaceLabels: map[string]map[string]string{}, GRPCServed: g.grpcRoutes != nil,
+		TLSPolicyServed: g.tlsPolicies != nil}
 	classes, err := g.classes.List(labels.Everything())
 	if err != nil {
 		return fmt.Errorf("list gatewayclasses: %w", err)
@@ -93,6 +102,9 @@ func (c *cluster) gatewaySnapshot(g *gatewayCluster, controller string, snap *Sn
 			return fmt.Errorf("list referencegrants: %w", err)
 		}
 	}
+	if err := gs.readTLSPolicies(g); err != nil {
+		return err
+	}
 	nss, err := g.namespaces.List(labels.Everything())
 	if err != nil {
 		return fmt.Errorf("list namespaces: %w", err)
@@ -101,5 +113,32 @@ func (c *cluster) gatewaySnapshot(g *gatewayCluster, controller string, snap *Sn
 		gs.NamespaceLabels[ns.Name] = ns.Labels
 	}
 	snap.Gateway = gs
+	return nil
+}
+
+// readTLSPolicies reads the BackendTLSPolicies and the ConfigMaps they name.
+func (gs *GatewaySnapshot) readTLSPolicies(g *gatewayCluster) error {
+	if g.tlsPolicies == nil {
+		return nil
+	}
+	ps, err := g.tlsPolicies.List(labels.Everything())
+	if err != nil {
+		return fmt.Errorf("list backendtlspolicies: %w", err)
+	}
+	gs.TLSPolicies, gs.ConfigMaps = ps, map[string]*corev1.ConfigMap{}
+	for _, p := range ps {
+		keys, _ := policyConfigMaps(p)
+		for _, key := range keys {
+			ns, name, _ := strings.Cut(key, "/")
+			cm, err := g.configMaps.ConfigMaps(ns).Get(name)
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("get configmap %s: %w", key, err)
+			}
+			gs.ConfigMaps[key] = cm
+		}
+	}
 	return nil
 }

@@ -17,6 +17,8 @@ type GatewayReport struct {
 	Gateways   []GatewayStatusReport
 	// Routes are keyed "Kind namespace/name".
 	Routes map[string]*RouteReport
+	// Policies are the BackendTLSPolicies' statuses.
+	Policies []PolicyReport
 }
 
 // ClassReport is the status of one GatewayClass.
@@ -67,7 +69,7 @@ func (gp *gatewayPlan) report() *GatewayReport {
 	rep := &GatewayReport{Controller: gp.snap.Controller, Routes: map[string]*RouteReport{}}
 	for _, gc := range gp.snap.Classes {
 		c := gp.classes[gc.Name]
-		rep.Classes = append(rep.Classes, ClassReport{Class: gc, Conditions: c.conditions(), Features: classFeatures(gp.snap.GRPCServed)})
+		rep.Classes = append(rep.Classes, ClassReport{Class: gc, Conditions: c.conditions(), Features: classFeatures(gp.snap.GRPCServed, gp.snap.TLSPolicyServed)})
 	}
 	attached := map[*gatewayState][]string{}
 	for _, rp := range gp.routes {
@@ -79,6 +81,7 @@ func (gp *gatewayPlan) report() *GatewayReport {
 			}
 		}
 	}
+	rep.Policies = gp.policyReports()
 	for _, g := range gp.gatewayList {
 		r := g.report()
 		r.Config = fmt.Sprint(g.obj.Generation, attached[g])

@@ -17,11 +17,12 @@ type weightedPart struct {
 // weightedBackend is one backend that splits requests among the parts as their weights
 // say, whatever the number of endpoints of each: an endpoint of a part of weight w with n
 // endpoints weighs w/n, scaled so that the heaviest weighs api.MaxWeight (and every one
-// at least 1). A part without endpoints gets none of the requests. It speaks as its
-// first part does.
-func weightedBackend(name string, src api.Source, parts []weightedPart) *api.Backend {
+// at least 1). A part without endpoints gets none of the requests. failing is the
+// weight of the backendRefs that do not resolve, whose share the proxy answers 500
+// (ErrorWeight, in the same scale). It speaks as its first part does.
+func weightedBackend(name string, src api.Source, parts []weightedPart, failing int32) *api.Backend {
 	shares := map[api.Endpoint]float64{}
-	most := 0.0
+	most := float64(failing)
 	for _, p := range parts {
 		n := len(p.b.Endpoints)
 		for _, e := range p.b.Endpoints {
@@ -35,6 +36,9 @@ func weightedBackend(name string, src api.Source, parts []weightedPart) *api.Bac
 	for e, s := range shares {
 		e.Weight = max(1, int(math.Round(s/most*api.MaxWeight)))
 		b.Endpoints = append(b.Endpoints, e)
+	}
+	if failing > 0 {
+		b.ErrorWeight = max(1, int(math.Round(float64(failing)/most*api.MaxWeight)))
 	}
 	sort.Slice(b.Endpoints, func(i, j int) bool {
 		x, y := b.Endpoints[i], b.Endpoints[j]

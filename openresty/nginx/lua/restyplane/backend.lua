@@ -51,6 +51,16 @@ function _M.build(b)
     end
     local inst = { name = b.name, version = b.version, peers = peers, by_cookie = by_cookie,
                    retries = tonumber(b.retries) or 0 }
+    -- The share of requests answered 500 without an endpoint (errorWeight), weighed
+    -- against the peers' weights.
+    local ew = tonumber(b.errorWeight) or 0
+    if ew > 0 then
+        local total = 0
+        for _, p in ipairs(peers) do
+            total = total + p.weight
+        end
+        inst.error_share = ew / (ew + total)
+    end
     if b.loadBalance == "ewma" then
         inst.balancer = ewma.new(peers)
     elseif b.loadBalance == "chash" and type(b.hashBy) == "string" then

@@ -78,6 +78,10 @@ local function first_attempt()
         ngx.log(ngx.ERR, "restyplane: backend \"", name, "\" has not been pushed")
         return ngx.exit(500)
     end
+    -- A share of a backendRef that does not resolve is answered 500, as Gateway API asks.
+    if b.error_share and math.random() < b.error_share then
+        return ngx.exit(500)
+    end
     -- The backend the location names decides whether the request keeps state: a canary's
     -- alternative is counted under its own name, which only the state holds.
     local stateful = b.stateful

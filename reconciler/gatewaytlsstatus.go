@@ -1,0 +1,151 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// maxPolicyAncestors is how many ancestors a policy's status holds (the CRD's bound).
+const maxPolicyAncestors = 16
+
+// PolicyReport is the status one BackendTLSPolicy is to have: an ancestor per Gateway of
+// restyplane's classes whose attached routes send requests to a Service it names.
+type PolicyReport struct {
+	Policy    *gatewayv1.BackendTLSPolicy
+	Ancestors []gatewayv1.PolicyAncestorStatus
+}
+
+// policyReports builds the status of every policy; those of none of restyplane's
+// Gateways get no ancestor of its controller.
+func (gp *gatewayPlan) policyReports() []PolicyReport {
+	if len(gp.tlsPolicyList) == 0 {
+		return nil
+	}
+	// The Gateways that each Service's requests come through.
+	through := map[string]map[*gatewayState]bool{}
+	for _, rp := range gp.routes {
+		for _, ps := range rp.parents {
+			if ps.gw == nil || ps.acceptReason != "" {
+				continue
+			}
+			for svc := range rp.services {
+				if through[svc] == nil {
+					through[svc] = map[*gatewayState]bool{}
+				}
+				through[svc][ps.gw] = true
+			}
+		}
+	}
+	var out []PolicyReport
+	for _, st := range gp.tlsPolicyList {
+		gws := map[*gatewayState]bool{}
+		for _, t := range policyTargets(st.obj) {
+			for g := range through[t.service] {
+				gws[g] = true
+			}
+		}
+		r := PolicyReport{Policy: st.obj}
+		for _, g := range gp.gatewayList {
+			if !gws[g] || len(r.Ancestors) == maxPolicyAncestors {
+				continue
+			}
+			r.Ancestors = append(r.Ancestors, st.ancestor(g, gp.snap.Controller))
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// ancestor is the policy's status for one Gateway: Accepted and ResolvedRefs.
+func (st *tlsPolicyState) ancestor(g *gatewayState, controller string) gatewayv1.PolicyAncestorStatus {
+	gen := st.obj.Generation
+	group, kind := gatewayv1.Group(gatewayGroup), gatewayv1.Kind("Gateway")
+	ns := gatewayv1.Namespace(g.obj.Namespace)
+	accepted := condition(gatewayv1.PolicyConditionAccepted, true, gatewayv1.PolicyReasonAccepted, st.acceptMsg, gen)
+	if st.acceptReason != "" {
+		accepted = condition(gatewayv1.PolicyConditionAccepted, false, st.acceptReason, st.acceptMsg, gen)
+	}
+	refs := condition(gatewayv1.BackendTLSPolicyConditionResolvedRefs, true, st.refsReason, "every caCertificateRef resolves", gen)
+	if st.refsReason != gatewayv1.BackendTLSPolicyReasonResolvedRefs {
+		refs = condition(gatewayv1.BackendTLSPolicyConditionResolvedRefs, false, st.refsReason, st.refsMsg, gen)
+	}
+	return gatewayv1.PolicyAncestorStatus{
+		AncestorRef:    gatewayv1.ParentReference{Group: &group, Kind: &kind, Namespace: &ns, Name: gatewayv1.ObjectName(g.obj.Name)},
+		ControllerName: gatewayv1.GatewayController(controller),
+		Conditions:     []metav1.Condition{accepted, refs},
+	}
+}
+
+// setPolicy brings the ancestors of a policy's status that restyplane's controller owns
+// to the report's, and leaves the other controllers' alone. A policy that has none of
+// restyplane's ancestors and is to have none is not read at all.
+func (p *gatewayReporter) setPolicy(ctx context.Context, controller string, r PolicyReport) {
+	pol := r.Policy
+	if len(r.Ancestors) == 0 && !saidByPolicy(pol.Status.Ancestors, controller) {
+		return
+	}
+	key := "BackendTLSPolicy " + pol.Namespace + "/" + pol.Name + " " + string(pol.UID)
+	if !p.fresh(key, fmt.Sprint(r.Ancestors)) {
+		return
+	}
+	policies := p.client.gateway.GatewayV1().BackendTLSPolicies(pol.Namespace)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := policies.Get(ctx, pol.Name, metav1.GetOptions{})
+		if err != nil || cur.UID != pol.UID {
+			return err
+		}
+		as, changed := ownAncestors(cur.Status.Ancestors, r.Ancestors, controller)
+		if !changed {
+			return nil
+		}
+		cur.Status.Ancestors = as
+		_, err = policies.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	p.done(key, err, "backendtlspolicy", pol.Namespace+"/"+pol.Name)
+}
+
+// saidByPolicy reports whether a policy's status has an ancestor of controller.
+func saidByPolicy(as []gatewayv1.PolicyAncestorStatus, controller string) bool {
+	for _, a := range as {
+		if string(a.ControllerName) == controller {
+			return true
+		}
+	}
+	return false
+}
+
+// ownAncestors returns have with the ancestors of controller replaced by want (each
+// keeping its conditions' transition times), and whether that changes anything.
+func ownAncestors(have, want []gatewayv1.PolicyAncestorStatus, controller string) ([]gatewayv1.PolicyAncestorStatus, bool) {
+	var out, mine []gatewayv1.PolicyAncestorStatus
+	for _, h := range have {
+		if string(h.ControllerName) == controller {
+			mine = append(mine, h)
+		} else {
+			out = append(out, h)
+		}
+	}
+	changed := len(mine) != len(want)
+	for i, w := range want {
+		var old []metav1.Condition
+		for _, m := range mine {
+			if reflect.DeepEqual(m.AncestorRef, w.AncestorRef) {
+				old = m.Conditions
+			}
+		}
+		w.Conditions = keepTransitions(old, w.Conditions)
+		if !changed && (!reflect.DeepEqual(mine[i].AncestorRef, w.AncestorRef) || !sameConditions(mine[i].Conditions, w.Conditions)) {
+			changed = true
+		}
+		if len(out) < maxPolicyAncestors {
+			out = append(out, w)
+		}
+	}
+	return out, changed
+}
