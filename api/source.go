@@ -15,6 +15,8 @@ const (
 	ObjectHTTPRoute = "HTTPRoute"
 	ObjectGRPCRoute = "GRPCRoute"
 	ObjectGateway   = "Gateway"
+	// ObjectBackendTLSPolicy owns the CA bundle a BackendTLSPolicy's ConfigMaps make.
+	ObjectBackendTLSPolicy = "BackendTLSPolicy"
 )
 
 // Source records who owns an object. The reconciler only changes what Kubernetes owns, and
@@ -22,9 +24,10 @@ const (
 type Source struct {
 	Kind string `json:"kind,omitempty" enums:"api,kubernetes" example:"api"`
 	// Object is the kind of the cluster object behind a kubernetes source: a Gateway API
-	// route (HTTPRoute, GRPCRoute), or a Gateway for the catch-all server its HTTPS
-	// listener without a hostname makes; empty for an Ingress, a Service or a Secret.
-	Object    string `json:"object,omitempty" enums:"HTTPRoute,GRPCRoute,Gateway" example:"HTTPRoute"`
+	// route (HTTPRoute, GRPCRoute), a Gateway for the catch-all server its HTTPS listener
+	// without a hostname makes, or a BackendTLSPolicy for its CA bundle; empty for an
+	// Ingress, a Service or a Secret.
+	Object    string `json:"object,omitempty" enums:"HTTPRoute,GRPCRoute,Gateway,BackendTLSPolicy" example:"HTTPRoute"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name,omitempty"`
 	UID       string `json:"uid,omitempty"`
@@ -54,9 +57,9 @@ func (s Source) validate() error {
 			}
 		}
 		switch s.Object {
-		case "", ObjectHTTPRoute, ObjectGRPCRoute, ObjectGateway:
+		case "", ObjectHTTPRoute, ObjectGRPCRoute, ObjectGateway, ObjectBackendTLSPolicy:
 		default:
-			return Invalid("source.object", "must be HTTPRoute, GRPCRoute or Gateway, or empty")
+			return Invalid("source.object", "must be HTTPRoute, GRPCRoute, Gateway or BackendTLSPolicy, or empty")
 		}
 	default:
 		return Invalid("source.kind", "must be api or kubernetes")

@@ -71,7 +71,12 @@ func (c *cluster) routeBackends(prev *Translation, dirty, edited map[string]bool
 			return nil, false, fmt.Errorf("list referencegrants: %w", err)
 		}
 	}
+	// The policies too: a Service a BackendTLSPolicy covers has a TLS backend of its own.
+	if err := gs.readTLSPolicies(g); err != nil {
+		return nil, false, err
+	}
 	gp := &gatewayPlan{snap: gs, whole: snap, secrets: snap.Secrets}
+	gp.planTLSPolicies()
 	report := prev.Gateway
 	for key, obj := range routes {
 		keys, _ := routeServices(obj)

@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
 
@@ -67,8 +69,9 @@ func TestGatewayEndpointSliceOnlySync(t *testing.T) {
 	if s := r.Stats(); s.EndpointSyncs != after.EndpointSyncs {
 		t.Fatalf("the half-applied route's Service took the endpoint sync (%d, was %d)", s.EndpointSyncs, after.EndpointSyncs)
 	}
-	if got := endpoints(f.store.Head().Backends["k8s."+f.ns+".other.80"]); got != "10.2.2.1:8080,10.2.2.2:8080" {
-		t.Fatalf("other's backend after the full sync = %s", got)
+	// other's share of the half route's split, whose missing ghost answers the rest 500.
+	if got := endpoints(f.store.Head().Backends["k8s.httproute."+f.ns+".half.rule0"]); got != "10.2.2.1:8080,10.2.2.2:8080" {
+		t.Fatalf("the half route's split after the full sync = %s", got)
 	}
 
 	// An edit of the route's weights changes its split's endpoints alone: no full
@@ -140,4 +143,49 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// TestGatewayEndpointSliceOnlySyncKeepsBackendTLS: the endpoints of a Service that a
+// BackendTLSPolicy covers move by an endpoint sync as any other's, into its TLS backend:
+// the sync plans the routes with the policies, as a full translation does.
+func TestGatewayEndpointSliceOnlySyncKeepsBackendTLS(t *testing.T) {
+	f := newGatewayFixture(t)
+	ca, _ := kubetest.CA(t, "test CA")
+	p := &gatewayv1.BackendTLSPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "secure"},
+		Spec: gatewayv1.BackendTLSPolicySpec{
+			TargetRefs: []gatewayv1.LocalPolicyTargetReferenceWithSectionName{{
+				LocalPolicyTargetReference: gatewayv1.LocalPolicyTargetReference{Kind: "Service", Name: "web"}}},
+			Validation: gatewayv1.BackendTLSPolicyValidation{Hostname: "web.internal",
+				CACertificateRefs: []gatewayv1.LocalObjectReference{{Kind: "ConfigMap", Name: "ca"}}}}}
+	f.c.Create(t,
+		kubetest.Service(f.ns, "web", 80), kubetest.EndpointSlice(f.ns, "web", "web-1", 8443, kubetest.Ready("10.2.0.1")...),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "ca"}, Data: map[string]string{"ca.crt": string(ca)}},
+		p,
+		kubetest.Gateway(f.ns, "gw", f.class, kubetest.Listener("http", 80, "")),
+		kubetest.HTTPRoute(f.ns, "shop", "gw", []string{"shop.example.com"}, kubetest.Rule("/", []string{"web"})))
+	r, _ := f.run(t, f.store, "one")
+	name := "k8s." + f.ns + ".web.80.tls"
+	waitFor(t, 10*time.Second, "the covered Service's TLS backend in the store", func() bool {
+		return endpoints(f.store.Head().Backends[name]) == "10.2.0.1:8443"
+	})
+	rest(t, r)
+	if rev, err := f.store.Revision(context.Background(), 1); err != nil || !strings.Contains(rev.Message, "BackendTLSPolicy "+f.ns+"/secure (caCertificate") {
+		t.Errorf("the first revision's message names the CA bundle's owner so: %v (%v), want the BackendTLSPolicy", rev, err)
+	}
+	before := r.Stats()
+	f.scale(t, "web-1", "web", "10.2.0.1", "10.2.0.2")
+	waitFor(t, 5*time.Second, "web scaled, in its TLS backend", func() bool {
+		return endpoints(f.store.Head().Backends[name]) == "10.2.0.1:8443,10.2.0.2:8443"
+	})
+	rest(t, r)
+	h := f.store.Head()
+	if b := h.Backends[name]; b.Protocol != api.ProtocolHTTPS || b.UpstreamTLS == nil || !b.UpstreamTLS.Verify {
+		t.Fatalf("the covered Service's backend after the endpoint change = %+v, want verified https", b)
+	}
+	if b := h.Backends["k8s."+f.ns+".web.80"]; b != nil {
+		t.Fatalf("a plain backend of the covered Service appeared: %+v", b)
+	}
+	if s := r.Stats(); s.Errors != before.Errors {
+		t.Fatalf("stats after the endpoint change: %+v (before %+v)", s, before)
+	}
 }

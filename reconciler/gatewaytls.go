@@ -128,7 +128,7 @@ func (gp *gatewayPlan) planTLSPolicy(p *gatewayv1.BackendTLSPolicy) *tlsPolicySt
 		return st
 	}
 	st.ca = &api.CACertificate{Name: objectName("backendtlspolicy." + p.Namespace + "." + p.Name), Cert: strings.Join(pems, ""),
-		Source: api.Source{Kind: api.SourceKubernetes, Namespace: p.Namespace, Name: p.Name, UID: string(p.UID)}}
+		Source: api.Source{Kind: api.SourceKubernetes, Object: api.ObjectBackendTLSPolicy, Namespace: p.Namespace, Name: p.Name, UID: string(p.UID)}}
 	if err := st.ca.Validate(); err != nil {
 		st.ca = nil
 		st.refused(gatewayv1.BackendTLSPolicyReasonInvalidCACertificateRef, fmt.Sprintf("the CA certificates: %v", err))

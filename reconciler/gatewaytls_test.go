@@ -132,7 +132,6 @@ func TestGatewayUnresolvedShare(t *testing.T) {
 	}
 }
 
-
 // TestGatewayBackendTLSPolicyGRPC: a GRPCRoute's backend of a Service a BackendTLSPolicy
 // covers speaks gRPC over TLS (grpcs), verified as the policy asks.
 func TestGatewayBackendTLSPolicyGRPC(t *testing.T) {

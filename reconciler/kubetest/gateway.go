@@ -24,6 +24,8 @@ func (c *Cluster) createGatewayAPI(ctx context.Context, o runtime.Object) (runti
 		return v1.GRPCRoutes(o.Namespace).Create(ctx, o, opts)
 	case *gatewayv1beta1.ReferenceGrant:
 		return c.Gateway.GatewayV1beta1().ReferenceGrants(o.Namespace).Create(ctx, o, opts)
+	case *gatewayv1.BackendTLSPolicy:
+		return v1.BackendTLSPolicies(o.Namespace).Create(ctx, o, opts)
 	}
 	return nil, nil
 }

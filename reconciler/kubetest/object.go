@@ -137,6 +137,8 @@ func (c *Cluster) Create(tb testing.TB, objs ...runtime.Object) []runtime.Object
 			got, err = c.Client.DiscoveryV1().EndpointSlices(o.Namespace).Create(ctx, o, opts)
 		case *corev1.Secret:
 			got, err = c.Client.CoreV1().Secrets(o.Namespace).Create(ctx, o, opts)
+		case *corev1.ConfigMap:
+			got, err = c.Client.CoreV1().ConfigMaps(o.Namespace).Create(ctx, o, opts)
 		case *corev1.Namespace:
 			got, err = c.Client.CoreV1().Namespaces().Create(ctx, o, opts)
 		default:

@@ -15,6 +15,17 @@ import (
 // SelfSigned returns a PEM certificate for the hosts, valid for a day, and its PEM key.
 func SelfSigned(tb testing.TB, hosts ...string) (certPEM, keyPEM []byte) {
 	tb.Helper()
+	return selfSigned(tb, false, hosts)
+}
+
+// CA returns a self-signed PEM CA certificate named name, valid for a day, and its PEM key.
+func CA(tb testing.TB, name string) (certPEM, keyPEM []byte) {
+	tb.Helper()
+	return selfSigned(tb, true, []string{name})
+}
+
+func selfSigned(tb testing.TB, isCA bool, hosts []string) (certPEM, keyPEM []byte) {
+	tb.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		tb.Fatalf("generate key: %v", err)
@@ -27,6 +38,10 @@ func SelfSigned(tb testing.TB, hosts ...string) (certPEM, keyPEM []byte) {
 		NotAfter:     time.Now().Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if isCA {
+		tmpl.IsCA, tmpl.BasicConstraintsValid = true, true
+		tmpl.KeyUsage |= x509.KeyUsageCertSign
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
