@@ -1,0 +1,53 @@
+package render_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/openresty/render"
+)
+
+// TestRenderH2CRouterOnlyWhereGRPC: the h2c router and njs come with a server that passes
+// to a gRPC backend, on that server's plain port alone; a config without one renders no
+// stream block; with realIPFrom, whose header would name a router's address, the gRPC
+// server is refused by name.
+func TestRenderH2CRouterOnlyWhereGRPC(t *testing.T) {
+	backends := []api.Backend{{Name: "web"}, {Name: "rpc", Protocol: api.ProtocolGRPC}}
+	srv := func(name string, port int, backend string) api.Server {
+		return api.Server{Name: name, Hostnames: []string{name + ".test"}, Port: port,
+			Locations: []api.Location{{Path: "/", Backend: backend}}}
+	}
+	opts := fuzzOptions
+	opts.StreamJSModule = "/usr/lib/nginx/modules/ngx_stream_js_module.so"
+	render1 := func(s api.Settings, servers ...api.Server) (string, error) {
+		conf, err := render.Conf(api.Config{Settings: s, Servers: servers, Backends: backends}, opts)
+		return string(conf), err
+	}
+	conf, err := render1(api.DefaultSettings(), srv("web", 0, "web"), srv("other", 9000, "web"))
+	if err != nil || strings.Contains(conf, "\nstream {") || strings.Contains(conf, "ngx_stream_js_module") {
+		t.Fatalf("no gRPC server: err %v, or a stream block or njs in:\n%s", err, conf)
+	}
+	conf, err = render1(api.DefaultSettings(), srv("web", 0, "web"), srv("rpc", 9000, "rpc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`load_module "/usr/lib/nginx/modules/ngx_stream_js_module.so";`,
+		"listen \"" + opts.ProxyListen + "\" default_server;", `listen "127.0.0.1:9000";` + "\n        js_preread rp_h2c.preread;",
+		`h2c-0-http2.sock" proxy_protocol http2 default_server;`} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("a gRPC server on port 9000: no %q in:\n%s", want, conf)
+		}
+	}
+	if n := strings.Count(conf, "js_preread"); n != 1 {
+		t.Errorf("%d routers, want the one of port 9000", n)
+	}
+	s := api.DefaultSettings()
+	s.RealIPFrom = []string{"10.0.0.0/8"}
+	_, err = render1(s, srv("web", 0, "web"), srv("rpc", 0, "rpc"))
+	var se *render.ServerError
+	if !errors.As(err, &se) || se.Server != "rpc" || !strings.Contains(err.Error(), "realIPFrom") {
+		t.Fatalf("gRPC on a plain port with realIPFrom: %v, want the server refused naming realIPFrom", err)
+	}
+}
