@@ -51,3 +51,26 @@ func TestRenderH2CRouterOnlyWhereGRPC(t *testing.T) {
 		t.Fatalf("gRPC on a plain port with realIPFrom: %v, want the server refused naming realIPFrom", err)
 	}
 }
+
+// TestRenderH2CBesidePassthroughSizesMapsFirst: with both stream routers, the map sizes
+// passthrough sets come before the h2c router's map. nginx settles them at the first map
+// of the block and refuses a later map_hash_bucket_size as duplicate, which refused every
+// revision that had both (the real-Ingress corpus has both).
+func TestRenderH2CBesidePassthroughSizesMapsFirst(t *testing.T) {
+	backends := []api.Backend{{Name: "web"}, {Name: "rpc", Protocol: api.ProtocolGRPC}}
+	opts := fuzzOptions
+	opts.StreamJSModule = "/usr/lib/nginx/modules/ngx_stream_js_module.so"
+	cfg := api.Config{Settings: api.DefaultSettings(), Backends: backends, Servers: []api.Server{
+		{Name: "rpc", Hostnames: []string{"rpc.test"}, Locations: []api.Location{{Path: "/", Backend: "rpc"}}},
+		{Name: "argocd", Hostnames: []string{"argocd.test"}, Passthrough: &api.Passthrough{Backend: "web"},
+			Locations: []api.Location{{Path: "/", Backend: "web"}}}}}
+	conf, err := render.Conf(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := string(conf[strings.Index(string(conf), "\nstream {"):])
+	size, firstMap := strings.Index(stream, "map_hash_bucket_size"), strings.Index(stream, "\n    map ")
+	if size < 0 || firstMap < 0 || size > firstMap || strings.Count(stream, "map_hash_bucket_size") != 1 {
+		t.Fatalf("map_hash_bucket_size at %d, the first map at %d, want it once and before every map in:\n%s", size, firstMap, stream)
+	}
+}
