@@ -1,14 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
@@ -79,16 +75,8 @@ func TestH2CRouterBesidePassthroughAcrossRevisions(t *testing.T) {
 // the proxy's plain port, with authority host, and fails unless it answers SERVING.
 func grpcHealthH2C(t *testing.T, in *instance, host string) {
 	t.Helper()
-	conn, err := grpc.NewClient(strings.TrimPrefix(in.Proxy, "http://"),
-		grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithAuthority(host))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	res, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
-	if err != nil || res.Status != healthpb.HealthCheckResponse_SERVING {
-		t.Fatalf("gRPC health over h2c on the plain port (authority %s): %v %v, want SERVING", host, res, err)
+	st, err := grpcHealthPlain(t, strings.TrimPrefix(in.Proxy, "http://"), host, "")
+	if err != nil || st != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("gRPC health over h2c on the plain port (authority %s): %v %v, want SERVING", host, st, err)
 	}
 }
