@@ -74,3 +74,25 @@ func TestRenderH2CBesidePassthroughSizesMapsFirst(t *testing.T) {
 		t.Fatalf("map_hash_bucket_size at %d, the first map at %d, want it once and before every map in:\n%s", size, firstMap, stream)
 	}
 }
+
+// TestRenderH2CRouterNeverTimesOutFirst: the router passes bytes on and knows nothing of
+// what they carry, so it must never end a connection that nginx's http side keeps, a
+// WebSocket or a gRPC stream that a location's read timeout lets stay silent for hours:
+// its proxy_timeout (10 minutes unless set) is longer than any duration the API accepts.
+func TestRenderH2CRouterNeverTimesOutFirst(t *testing.T) {
+	backends := []api.Backend{{Name: "rpc", Protocol: api.ProtocolGRPC, Timeouts: &api.Timeouts{Read: "999999h"}}}
+	opts := fuzzOptions
+	opts.StreamJSModule = "/usr/lib/nginx/modules/ngx_stream_js_module.so"
+	conf, err := render.Conf(api.Config{Settings: api.DefaultSettings(), Backends: backends, Servers: []api.Server{
+		{Name: "rpc", Hostnames: []string{"rpc.test"}, Locations: []api.Location{{Path: "/", Backend: "rpc"}}}}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if api.ValidDuration("read", "999999h") != nil || api.ValidDuration("read", "1000000h") == nil {
+		t.Fatal("the longest duration the API accepts is no longer 999999h")
+	}
+	stream := string(conf[strings.Index(string(conf), "\nstream {"):])
+	if want := "\n        proxy_timeout 1000000h;"; !strings.Contains(stream, want) {
+		t.Fatalf("no %q in the router:\n%s", want, stream)
+	}
+}
