@@ -105,8 +105,9 @@ func probeOf(cf *corpusFile, ing *networkingv1.Ingress, clientCert *tls.Certific
 	}
 	proto, _ := annotation(ing, "backend-protocol")
 	p.grpc = strings.HasPrefix(strings.ToUpper(proto), "GRPC")
-	if p.grpc && !p.tls {
-		return p, "a gRPC backend on a host without TLS: gRPC needs HTTP/2, which the proxy (like ingress-nginx) speaks on its TLS listener only"
+	if p.grpc && !p.tls && published != "/" && published != "" {
+		// Over h2c on the plain port, as a gRPC client without TLS speaks.
+		return p, "a gRPC backend under the path " + published + ": a gRPC client calls /package.Service/Method, which that path does not take"
 	}
 	if at, _ := annotation(ing, "auth-type"); at == "basic" {
 		p.hdr = append(p.hdr, "Authorization", basic("apr", "secret"))

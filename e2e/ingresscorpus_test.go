@@ -257,13 +257,16 @@ func (ki *kubeInstance) probeServed(rows []corpusRow, auth *corpusAuth, clientCe
 }
 
 // corpusAnswer sends a probe and says what is wrong with the answer, "" when the upstream
-// answered: a redirect annotation's redirect, a gRPC health check for a gRPC Service.
+// answered: a redirect annotation's redirect, a gRPC health check for a gRPC Service (over
+// TLS, or over h2c on the plain port for a host without TLS).
 func (ki *kubeInstance) corpusAnswer(p corpusProbe) string {
 	if p.grpc {
+		check, addr := grpcHealth, ki.TLS
 		if !p.tls {
-			return "a gRPC backend on a host without TLS: the proxy speaks HTTP/2 on its TLS listener only"
+			// Cleartext HTTP/2 (h2c) on the plain port, beside HTTP/1.1.
+			check, addr = grpcHealthPlain, strings.TrimPrefix(ki.Proxy, "http://")
 		}
-		st, err := grpcHealth(ki.t, ki.TLS, p.host, p.from[0])
+		st, err := check(ki.t, addr, p.host, p.from[0])
 		if err != nil || st.String() != "SERVING" {
 			return fmt.Sprintf("gRPC health of %s through %s: %v %v", p.from[0], p.host, st, err)
 		}

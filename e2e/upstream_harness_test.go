@@ -19,6 +19,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
@@ -148,8 +149,20 @@ func grpcUpstreamOn(t testing.TB, ip, service string, ca *testCA, dnsName string
 // host as the authority and SNI, and returns the status of service.
 func grpcHealth(t testing.TB, proxyTLS, host, service string) (healthpb.HealthCheckResponse_ServingStatus, error) {
 	t.Helper()
-	creds := credentials.NewTLS(&tls.Config{ServerName: host, InsecureSkipVerify: true})
-	conn, err := grpc.NewClient(proxyTLS, grpc.WithTransportCredentials(creds), grpc.WithAuthority(host))
+	return grpcHealthWith(t, proxyTLS, host, service, credentials.NewTLS(&tls.Config{ServerName: host, InsecureSkipVerify: true}))
+}
+
+// grpcHealthPlain is grpcHealth on the proxy's plain port, in cleartext HTTP/2 with prior
+// knowledge (h2c).
+func grpcHealthPlain(t testing.TB, proxy, host, service string) (healthpb.HealthCheckResponse_ServingStatus, error) {
+	t.Helper()
+	return grpcHealthWith(t, proxy, host, service, insecure.NewCredentials())
+}
+
+// grpcHealthWith makes the health call to addr with the transport credentials creds.
+func grpcHealthWith(t testing.TB, addr, host, service string, creds credentials.TransportCredentials) (healthpb.HealthCheckResponse_ServingStatus, error) {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds), grpc.WithAuthority(host))
 	if err != nil {
 		t.Fatal(err)
 	}

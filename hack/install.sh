@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # install.sh puts on this machine what one of restyplane's make targets needs, and nothing
-# more: `run` gets nginx with the Lua, stream and ModSecurity modules, the Core Rule Set and
+# more: `run` gets nginx with the Lua, stream (with njs) and ModSecurity modules, the Core Rule Set and
 # the Lua libraries; `test` also the test tools
 # (etcd, Chromium, wrk, iproute2, swag, kube-apiserver, and for the Gateway API conformance
 # harness kube-controller-manager, kube-scheduler and kwok); `bench` (valgrind besides) and
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 mode="${1:-test}"
 
 # What each mode needs. A new target adds its list here and a case below.
-run_pkgs=(nginx-light libnginx-mod-http-lua libnginx-mod-stream libnginx-mod-http-modsecurity modsecurity-crs lua-cjson lua-resty-core lua-resty-lrucache)
+run_pkgs=(nginx-light libnginx-mod-http-lua libnginx-mod-stream libnginx-mod-stream-js libnginx-mod-http-modsecurity modsecurity-crs lua-cjson lua-resty-core lua-resty-lrucache)
 test_pkgs=(etcd-server chromium wrk iproute2 caddy mmdebstrap docker.io)
 image_pkgs=(mmdebstrap docker.io)
 bench_pkgs=(etcd-server wrk iproute2 caddy valgrind)

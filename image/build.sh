@@ -21,7 +21,7 @@ start=$SECONDS
 step() { printf 'image: [%3ds] %s\n' $((SECONDS - start)) "$*"; }
 
 # What a proxy needs and nothing more: the Essential set, nginx with the Lua, stream (TLS
-# passthrough) and ModSecurity (WAF, with the OWASP Core Rule Set) modules, resty-core,
+# passthrough; njs tells h2c from HTTP/1.1) and ModSecurity (WAF, with the OWASP Core Rule Set) modules, resty-core,
 # lrucache, cjson, and CA certificates for TLS to upstreams.
 suite=bookworm
 mirrors=(
@@ -29,7 +29,7 @@ mirrors=(
   "deb http://deb.debian.org/debian bookworm-updates main"
   "deb http://deb.debian.org/debian-security bookworm-security main"
 )
-packages=usr-is-merged,nginx-light,libnginx-mod-http-lua,libnginx-mod-stream,libnginx-mod-http-modsecurity,modsecurity-crs,lua-cjson,lua-resty-core,lua-resty-lrucache,ca-certificates
+packages=usr-is-merged,nginx-light,libnginx-mod-http-lua,libnginx-mod-stream,libnginx-mod-stream-js,libnginx-mod-http-modsecurity,modsecurity-crs,lua-cjson,lua-resty-core,lua-resty-lrucache,ca-certificates
 uid=10001
 
 # The Essential set is resolved before the packages above, so init-system-helpers gets

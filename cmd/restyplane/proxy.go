@@ -50,6 +50,7 @@ type proxyConfig struct {
 	modules           string
 	luaPath           string
 	streamModule      string
+	streamJSModule    string
 	modSecurityModule string
 	user              string
 	keep              bool
@@ -75,6 +76,8 @@ func (c *proxyConfig) flags(fs *flag.FlagSet) {
 		"comma-separated dynamic modules to load, in order (detected) (env RESTYPLANE_NGINX_MODULES)")
 	fs.StringVar(&c.streamModule, "nginx-stream-module", env("RESTYPLANE_NGINX_STREAM_MODULE", d.StreamModule),
 		"the stream module to load when a server passes TLS through, empty when built in (detected) (env RESTYPLANE_NGINX_STREAM_MODULE)")
+	fs.StringVar(&c.streamJSModule, "nginx-stream-js-module", env("RESTYPLANE_NGINX_STREAM_JS_MODULE", d.StreamJSModule),
+		"njs's stream module, loaded when a plain port serves gRPC (h2c) beside HTTP/1.1, empty when built in (detected) (env RESTYPLANE_NGINX_STREAM_JS_MODULE)")
 	fs.StringVar(&c.modSecurityModule, "nginx-modsecurity-module", env("RESTYPLANE_NGINX_MODSECURITY_MODULE", d.ModSecurityModule),
 		"the ModSecurity module to load when a location has a WAF policy (detected) (env RESTYPLANE_NGINX_MODSECURITY_MODULE)")
 	fs.StringVar(&c.luaPath, "lua-path", env("RESTYPLANE_LUA_PATH", d.LuaPath),
@@ -91,7 +94,7 @@ func (c *proxyConfig) flags(fs *flag.FlagSet) {
 func (c *proxyConfig) options(dataDir string, log *slog.Logger) (nginx.Options, error) {
 	o := nginx.Detect()
 	o.Binary, o.LuaPath, o.User, o.StreamModule = c.binary, c.luaPath, c.user, c.streamModule
-	o.ModSecurityModule = c.modSecurityModule
+	o.ModSecurityModule, o.StreamJSModule = c.modSecurityModule, c.streamJSModule
 	o.Modules = nil
 	for _, m := range strings.Split(c.modules, ",") {
 		if m = strings.TrimSpace(m); m != "" {

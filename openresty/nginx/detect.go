@@ -34,6 +34,10 @@ func Detect() Options {
 		o.LuaPath = debianLuaPath
 	}
 	o.StreamModule = streamModule(o.Binary)
+	if o.StreamModule != "" {
+		// njs for a dynamic stream module is Debian's libnginx-mod-stream-js.
+		o.StreamJSModule = debianModule("ngx_stream_js_module.so")
+	}
 	o.ModSecurityModule = debianModule("ngx_http_modsecurity_module.so")
 	return o.withDefaults()
 }

@@ -23,6 +23,9 @@ type Options struct {
 	// StreamModule is the stream module to load when a server passes TLS through; empty
 	// when the binary has it built in.
 	StreamModule string
+	// StreamJSModule is njs's stream module (Debian's libnginx-mod-stream-js), loaded when
+	// a plain port serves gRPC beside HTTP/1.1; empty when the binary has it built in.
+	StreamJSModule string
 	// ModSecurityModule is the ModSecurity connector to load when a location has a WAF
 	// policy (Debian's libnginx-mod-http-modsecurity).
 	ModSecurityModule string
@@ -125,6 +128,7 @@ func (o Options) RenderOptions(generation string) render.Options {
 		Modules:           o.Modules,
 		LuaPath:           o.LuaPath,
 		StreamModule:      o.StreamModule,
+		StreamJSModule:    o.StreamJSModule,
 		ModSecurityModule: o.ModSecurityModule,
 		StubStatus:        o.StubStatus,
 		ReservedPorts:     o.ReservedPorts,

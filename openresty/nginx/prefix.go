@@ -41,6 +41,9 @@ func (l layout) prepare() error {
 	if err := writeLua(l.LuaDir()); err != nil {
 		return err
 	}
+	if err := writeNJS(l); err != nil {
+		return err
+	}
 	if _, err := os.Stat(l.DefaultKey()); errors.Is(err, os.ErrNotExist) {
 		return writeDefaultCert(l.DefaultCert(), l.DefaultKey())
 	}

@@ -22,6 +22,7 @@ var update = flag.Bool("update", false, "rewrite the outputs of testdata/render/
 var goldenOptions = render.Options{Generation: "1", Prefix: "/srv/restyplane", ProxyListen: "0.0.0.0:80",
 	TLSListen: "0.0.0.0:443", Modules: []string{"/usr/lib/nginx/modules/ngx_http_lua_module.so"},
 	LuaPath: "/usr/share/lua/5.1/?.lua", StubStatus: true, StreamModule: "/usr/lib/nginx/modules/ngx_stream_module.so",
+	StreamJSModule:    "/usr/lib/nginx/modules/ngx_stream_js_module.so",
 	ModSecurityModule: "/usr/lib/nginx/modules/ngx_http_modsecurity_module.so"}
 
 // TestGolden renders the config.json of each testdata/render/*.txtar and compares the

@@ -60,5 +60,17 @@ func (l Layout) PassthroughSocket(i int) string {
 	return l.Path("stream", "passthrough-"+strconv.Itoa(i)+".sock")
 }
 
+// H2CSocket is the socket of the i-th h2c router's HTTP/1.1 (version 1) or HTTP/2
+// (version 2) listener.
+func (l Layout) H2CSocket(i, version int) string {
+	return l.Path("stream", "h2c-"+strconv.Itoa(i)+"-http"+strconv.Itoa(version)+".sock")
+}
+
+// NJSDir holds the njs scripts the stream module runs.
+func (l Layout) NJSDir() string { return l.Path("njs") }
+
+// H2CScript is the njs script that tells h2c from HTTP/1.1 by a connection's first bytes.
+func (l Layout) H2CScript() string { return l.Path("njs", "h2c.js") }
+
 // WAFAuditLog is ModSecurity's audit log: what the WAF rules found in each request.
 func (l Layout) WAFAuditLog() string { return l.Path("logs", "waf-audit.log") }

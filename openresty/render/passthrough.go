@@ -112,9 +112,10 @@ func (v *confView) passthrough(opts Options, servers []api.Server, cfg api.Confi
 	return nil
 }
 
-// portBehindRouter makes X-Forwarded-Port name the TLS port on requests that came
-// through the router: the unix socket they arrive on has no port, and $server_port is
-// empty there. The map in the template gives $rp_server_port.
+// portBehindRouter makes X-Forwarded-Port name the port the client connected to on
+// requests that came through a stream router (passthrough's or h2c's): the unix socket
+// they arrive on has no port, and $server_port is empty there. The map in the template
+// gives $rp_server_port from the PROXY protocol header.
 func (v *confView) portBehindRouter() {
 	swap := func(hs []defaultHeader) []defaultHeader {
 		out := make([]defaultHeader, len(hs)) // the slices may be the shared defaults

@@ -108,7 +108,7 @@ func (v *confView) ownListens() error {
 	}
 	for _, s := range sockets {
 		if owner[s.Addr] < 0 {
-			v.PortDefaults = append(v.PortDefaults, s)
+			v.PortDefaults = append(v.PortDefaults, []listenView{s})
 		}
 	}
 	return nil

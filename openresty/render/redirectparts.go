@@ -86,14 +86,14 @@ func targetQuote(s string) (string, error) {
 }
 
 // redirectPorts declares the map of $rp_redirect_port_suffix when a redirect needs it,
-// and, behind the passthrough router, where $server_port is empty, takes the port from
-// $rp_server_port.
+// and, behind a stream router (passthrough's, h2c's), where $server_port is empty, takes
+// the port from $rp_server_port.
 func (v *confView) redirectPorts() {
 	for i := range v.Servers {
 		for _, l := range v.Servers[i].Locations {
 			if r := l.Redirect; r != nil && r.PortFrom != "" {
 				v.RedirectPorts = true
-				if v.Passthrough != nil && r.PortFrom == "${server_port}" {
+				if (v.Passthrough != nil || v.H2C != nil) && r.PortFrom == "${server_port}" {
 					r.PortFrom = "${rp_server_port}"
 				}
 			}

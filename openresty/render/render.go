@@ -33,6 +33,9 @@ type Options struct {
 	// StreamModule is the load_module path of nginx's stream module, loaded only when a
 	// server passes TLS through; empty when the binary has it built in.
 	StreamModule string
+	// StreamJSModule is the load_module path of njs's stream module, loaded only when a
+	// plain port serves gRPC beside HTTP/1.1 (h2c.go); empty when the binary has it built in.
+	StreamJSModule string
 	// ModSecurityModule is the load_module path of the ModSecurity connector, loaded only
 	// when a location has a WAF policy; empty when the binary has it built in.
 	ModSecurityModule string

@@ -43,8 +43,18 @@ type confView struct {
 	Passthrough []passthroughView
 	HTTPSListen string
 	HTTPSSocket string
-	// LoadStream is the stream module to load, when passthrough needs it.
+	// LoadStream is the stream module to load, when passthrough or an h2c router needs it.
 	LoadStream string
+	// H2C are the routers of the plain ports where a block speaks gRPC (h2c.go), which
+	// njs's module (LoadStreamJS) runs with the script H2CScript.
+	H2C                     []h2cView
+	LoadStreamJS, H2CScript string
+	// Plain and PlainDefault are the listens of the blocks on the instance's own plain
+	// port (the second as its default server): ProxyListen, or an h2c router's sockets.
+	Plain, PlainDefault []listenView
+	// BehindRouter says some http listener takes its connections from a stream router,
+	// which names the client's address in the PROXY protocol header.
+	BehindRouter bool
 	// LoadModSecurity is the ModSecurity module to load, when a WAF policy needs it.
 	LoadModSecurity string
 	// Routes are the route tables of the blocks whose locations have conditions, as JSON
@@ -54,9 +64,10 @@ type confView struct {
 	// $rp_redirect_port_suffix is declared.
 	RedirectPorts bool
 	// PortDefaults are the sockets of servers on ports of their own that no catch-all
-	// server holds: a block answers 404 there. HTTPSDefault says some block listens on
+	// server holds, each with its listens (one, or an h2c router's two): a block answers
+	// 404 there. HTTPSDefault says some block listens on
 	// the instance's own HTTPS socket, where the 404 block then listens too.
-	PortDefaults []listenView
+	PortDefaults [][]listenView
 	HTTPSDefault bool
 }
 
@@ -189,10 +200,14 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		return nil, err
 	}
 	v.resolveWAF(opts) // policies
+	if err := v.h2cRouters(opts); err != nil {
+		return nil, err
+	}
 	v.redirectPorts()
 	if err := v.ownListens(); err != nil {
 		return nil, err
 	}
+	v.h2cListens()
 	if err := checkReachable(v, servers, reached); err != nil {
 		return nil, err
 	}
