@@ -56,7 +56,7 @@ func ownPorts(srv *api.Server, opts Options, proxyPort, tlsPort int) error {
 		return fmt.Errorf("port %d is kept for the instance's own use", plain)
 	case tls != 0 && slices.Contains(opts.ReservedPorts, tls):
 		return fmt.Errorf("HTTPS port %d is kept for the instance's own use", tls)
-	case slices.Contains(srv.Hostnames, api.CatchAllHostname) && (plain != 0) != (tls != 0) && srv.TLS != nil:
+	case srv.Address == "" && slices.Contains(srv.Hostnames, api.CatchAllHostname) && (plain != 0) != (tls != 0) && srv.TLS != nil:
 		return fmt.Errorf("a catch-all server listens on its own ports or on the instance's, not on both")
 	}
 	return nil
