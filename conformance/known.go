@@ -4,7 +4,6 @@ package conformance
 // (and so CI) skips them, so that every other core test guards against a regression;
 // `make conformance` runs them all and its report lists them as failed.
 var KnownFailures = map[string]string{
-	"HTTPRouteMultipleGateways":         "every Gateway is served at the proxy's one address, so two Gateways' routes for one host, path and port share a location; it needs an address per Gateway",
 	"GRPCExactMethodMatching":           "gRPC over cleartext HTTP/2 (h2c) beside HTTP/1.1 on the plain port needs nginx 1.25.1's preface detection or a router in front; Debian bookworm's nginx is 1.22.1",
 	"GRPCRouteHeaderMatching":           "as GRPCExactMethodMatching: no h2c beside HTTP/1.1 on the plain port",
 	"GRPCRouteListenerHostnameMatching": "as GRPCExactMethodMatching: no h2c beside HTTP/1.1 on the plain port",

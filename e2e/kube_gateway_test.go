@@ -23,6 +23,7 @@ func TestGatewayAPI(t *testing.T) {
 	t.Run("RouteChangeRolledBack", func(t *testing.T) { testRouteRollback(t, k) })
 	t.Run("GRPCRouteAnswersACall", func(t *testing.T) { testGRPCRoute(t, k) })
 	t.Run("IngressSecretOfAnotherNamespaceByGrant", func(t *testing.T) { testIngressSecretGrant(t, k) })
+	t.Run("AnAddressPerGateway", func(t *testing.T) { testGatewayAddresses(t, k) })
 }
 
 // httpGateway creates a Gateway "gw" of the test's namespace with an HTTP listener "http"

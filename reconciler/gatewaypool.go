@@ -15,6 +15,10 @@ import (
 // out; a prefix counts at most maxPoolPrefix addresses.
 type AddressPool struct {
 	prefixes []netip.Prefix
+	// requested are given only to a Gateway whose spec.addresses asks for one, never
+	// picked for another (as MetalLB's pools without autoAssign): addresses kept for
+	// Gateways that must have a known one.
+	requested []netip.Prefix
 	// exclude are addresses never given out: the proxy's own listen addresses.
 	exclude map[netip.Addr]bool
 }
@@ -26,7 +30,33 @@ const maxPoolPrefix = 1 << 20
 // ParseAddressPool reads a comma-separated list of IP addresses and CIDR prefixes
 // ("127.214.1.0/24,192.0.2.10"); exclude are addresses never given out.
 func ParseAddressPool(s string, exclude ...string) (*AddressPool, error) {
-	p := &AddressPool{exclude: map[netip.Addr]bool{}}
+	prefixes, err := parsePrefixes(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(prefixes) == 0 {
+		return nil, fmt.Errorf("gateway address pool: no address in %q", s)
+	}
+	p := &AddressPool{prefixes: prefixes, exclude: map[netip.Addr]bool{}}
+	for _, e := range exclude {
+		if a, err := netip.ParseAddr(e); err == nil {
+			p.exclude[a] = true
+		}
+	}
+	return p, nil
+}
+
+// RequestedOnly adds addresses and prefixes, as ParseAddressPool reads them, that are
+// given only to a Gateway that asks for one in its spec.addresses.
+func (p *AddressPool) RequestedOnly(s string) error {
+	prefixes, err := parsePrefixes(s)
+	p.requested = append(p.requested, prefixes...)
+	return err
+}
+
+// parsePrefixes reads a comma-separated list of IP addresses and CIDR prefixes.
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
@@ -49,17 +79,9 @@ func ParseAddressPool(s string, exclude ...string) (*AddressPool, error) {
 		if pre.Addr().Zone() != "" || pre.Addr().Is4In6() {
 			return nil, fmt.Errorf("gateway address pool: %q: give IPv4 prefixes as IPv4, without a zone", f)
 		}
-		p.prefixes = append(p.prefixes, pre)
+		out = append(out, pre)
 	}
-	if len(p.prefixes) == 0 {
-		return nil, fmt.Errorf("gateway address pool: no address in %q", s)
-	}
-	for _, e := range exclude {
-		if a, err := netip.ParseAddr(e); err == nil {
-			p.exclude[a] = true
-		}
-	}
-	return p, nil
+	return out, nil
 }
 
 // String spells the pool as ParseAddressPool reads it.
@@ -69,6 +91,15 @@ func (p *AddressPool) String() string {
 		out[i] = pre.String()
 	}
 	return strings.Join(out, ",")
+}
+
+// all spells both parts of the pool.
+func (p *AddressPool) all() string {
+	s := p.String()
+	for _, pre := range p.requested {
+		s += "," + pre.String()
+	}
+	return s
 }
 
 // span is the first offset and the number of addresses a prefix gives out.
@@ -128,7 +159,7 @@ func (p *AddressPool) usable(a netip.Addr) string {
 	if p.exclude[a] {
 		return fmt.Sprintf("%s is the proxy's own listen address", a)
 	}
-	for _, pre := range p.prefixes {
+	for _, pre := range append(p.prefixes, p.requested...) {
 		if !pre.Contains(a) {
 			continue
 		}
@@ -140,7 +171,7 @@ func (p *AddressPool) usable(a netip.Addr) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("%s is not in the addresses the proxy may listen on (%s, --gateway-addresses)", a, p)
+	return fmt.Sprintf("%s is not in the addresses the proxy may listen on (%s, --gateway-addresses and --gateway-requested-addresses)", a, p.all())
 }
 
 // offsetIn is a's offset from pre's first address, for a in pre with fewer than 64 host

@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -70,5 +71,27 @@ func TestAddressPoolPick(t *testing.T) {
 		if got := p.usable(netip.MustParseAddr(addr)); (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("usable(%s) = %q, want %q", addr, got, want)
 		}
+	}
+}
+
+// TestAddressPoolRequestedOnly: addresses given only on request are usable, never picked.
+func TestAddressPoolRequestedOnly(t *testing.T) {
+	p, err := ParseAddressPool("127.214.1.4/31")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.RequestedOnly("127.214.2.9"); err != nil {
+		t.Fatal(err)
+	}
+	if why := p.usable(netip.MustParseAddr("127.214.2.9")); why != "" {
+		t.Errorf("usable(127.214.2.9) = %q, want usable on request", why)
+	}
+	held := map[netip.Addr]bool{}
+	for i := 0; i < 3; i++ {
+		x, ok := p.pick(fmt.Sprint("gw", i), func(x netip.Addr) bool { return held[x] })
+		if x.String() == "127.214.2.9" || (i < 2) != ok {
+			t.Errorf("pick %d = %s %t, want .4 and .5 only", i, x, ok)
+		}
+		held[x] = true
 	}
 }

@@ -76,6 +76,13 @@ func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier
 		if pool, err = reconciler.ParseAddressPool(c.gatewayAddresses, c.proxyHosts...); err != nil {
 			return nil, nil, fmt.Errorf("--gateway-addresses: %w", err)
 		}
+		if c.gatewayRequested != "" {
+			if err := pool.RequestedOnly(c.gatewayRequested); err != nil {
+				return nil, nil, fmt.Errorf("--gateway-requested-addresses: %w", err)
+			}
+		}
+	} else if c.gatewayRequested != "" {
+		return nil, nil, fmt.Errorf("--gateway-requested-addresses needs --gateway-addresses")
 	}
 	rec, err := reconciler.New(applyingStore{Store: st, applier: applier}, reconciler.Options{Kubeconfig: c.kubeconfig, Controller: c.controller,
 		StatusAddress: c.statusAddress, LeaseNamespace: c.leaseNamespace, Identity: c.identity,

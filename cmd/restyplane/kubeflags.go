@@ -29,8 +29,9 @@ type kubeConfig struct {
 	maxIngresses, maxLocations, maxCertBytes int
 	// gatewayController and gatewayAddress are the Gateway API ones (see their flags).
 	gatewayController, gatewayAddress string
-	// gatewayAddresses is the pool of Gateways' own addresses, "" for none.
-	gatewayAddresses string
+	// gatewayAddresses is the pool of Gateways' own addresses, "" for none, and
+	// gatewayRequested the part of it given only to a Gateway that asks.
+	gatewayAddresses, gatewayRequested string
 	// httpPort and httpsPort are the proxy's own ports, from --proxy-listen and
 	// --tls-listen: a Gateway listener on one of them is served there.
 	httpPort, httpsPort int32
@@ -60,6 +61,8 @@ func (c *kubeConfig) flags(fs *flag.FlagSet) {
 		"IP address or hostname written to the status.addresses of Gateways, where the proxy serves them; empty takes --ingress-status-address (env RESTYPLANE_GATEWAY_ADDRESS)")
 	fs.StringVar(&c.gatewayAddresses, "gateway-addresses", env("RESTYPLANE_GATEWAY_ADDRESSES", ""),
 		"comma-separated IP addresses and CIDR prefixes the proxy may listen on (\"192.0.2.0/28\"), from which each Gateway gets an address of its own, kept while it lives; a Gateway's spec.addresses may ask for one of them. Empty: every Gateway is served at the proxy's own address and --gateway-address (env RESTYPLANE_GATEWAY_ADDRESSES)")
+	fs.StringVar(&c.gatewayRequested, "gateway-requested-addresses", env("RESTYPLANE_GATEWAY_REQUESTED_ADDRESSES", ""),
+		"IP addresses and CIDR prefixes, as --gateway-addresses, given only to a Gateway whose spec.addresses asks for one of them, never picked for another (env RESTYPLANE_GATEWAY_REQUESTED_ADDRESSES)")
 	fs.IntVar(&c.maxIngresses, "namespace-max-ingresses", envInt("RESTYPLANE_NAMESPACE_MAX_INGRESSES"),
 		"Ingresses served per namespace, the newest refused past it; 0: 1000 (env RESTYPLANE_NAMESPACE_MAX_INGRESSES)")
 	fs.IntVar(&c.maxLocations, "namespace-max-locations", envInt("RESTYPLANE_NAMESPACE_MAX_LOCATIONS"),
