@@ -39,6 +39,9 @@ func (rp *routePlan) entries() []routeEntry {
 				continue
 			}
 			for _, h := range routeHosts(l.spec.Hostname, rp.hostnames) {
+				if l.isolatedFrom(h) {
+					continue
+				}
 				e := routeEntry{host: h, namespace: ps.gw.obj.Namespace, address: ps.gw.address.listen}
 				if l.https {
 					e.tls = l
