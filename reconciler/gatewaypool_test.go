@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // TestParseAddressPool: addresses and prefixes, each checked; what is not one is refused.
@@ -93,5 +95,28 @@ func TestAddressPoolRequestedOnly(t *testing.T) {
 			t.Errorf("pick %d = %s %t, want .4 and .5 only", i, x, ok)
 		}
 		held[x] = true
+	}
+}
+
+// TestPooledFeatures: a class claims the addresses Gateways ask for only with a pool.
+func TestPooledFeatures(t *testing.T) {
+	has := func(fs []gatewayv1.SupportedFeature, name string) bool {
+		for _, f := range fs {
+			if string(f.Name) == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, pooled := range []bool{false, true} {
+		fs := classFeatures(false, pooled)
+		for _, n := range []string{"GatewayStaticAddresses", "GatewayAddressEmpty"} {
+			if has(fs, n) != pooled {
+				t.Errorf("with a pool %t, %s claimed %t", pooled, n, has(fs, n))
+			}
+		}
+		if !has(fs, "GatewayHTTPListenerIsolation") {
+			t.Errorf("GatewayHTTPListenerIsolation not claimed (pool %t)", pooled)
+		}
 	}
 }
