@@ -319,10 +319,14 @@ func (s *State) sameOwnerKind(neighbour *Server, claimants []string) error {
 	return nil
 }
 
-// ClaimHost is what a location's claim is made on: the hostname, on the server's plain
-// port, since servers on different ports have server blocks of their own.
+// ClaimHost is what a location's claim is made on: the hostname, at the server's address
+// and on its plain port, since servers at different addresses or on different ports have
+// server blocks of their own.
 func (srv *Server) ClaimHost(h string) string {
-	if srv.Port == 0 {
+	switch {
+	case srv.Address != "":
+		return fmt.Sprintf("%s@%s:%d", h, srv.Address, srv.Port)
+	case srv.Port == 0:
 		return h
 	}
 	return fmt.Sprintf("%s:%d", h, srv.Port)

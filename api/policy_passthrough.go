@@ -72,8 +72,11 @@ func (s *State) PassthroughBackends() map[string]bool {
 
 // blockDiffers refuses two servers that share a hostname but would need different server
 // blocks for it: nginx serves a hostname from one block, which verifies clients one way
-// and passes TLS one way.
+// and passes TLS one way. Servers at different addresses have blocks of their own.
 func blockDiffers(srv, other *Server, host string) error {
+	if srv.Address != other.Address {
+		return nil
+	}
 	if err := clientTLSDiffers(srv, other, host); err != nil {
 		return err
 	}

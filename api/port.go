@@ -15,6 +15,9 @@ func (s *Server) validatePorts() error {
 	if s.TLS != nil {
 		tls = s.TLS.Port
 	}
+	if err := s.validateAddress(); err != nil {
+		return err
+	}
 	if s.Port == 0 && tls == 0 {
 		return nil
 	}
@@ -35,7 +38,7 @@ func (s *Server) validatePorts() error {
 		return Invalid("wwwRedirect", "the www redirect answers on the instance's own ports; a server on ports of its own cannot have one")
 	case s.Passthrough != nil:
 		return Invalid("passthrough", "passthrough routes TLS on the instance's own HTTPS port; a server on ports of its own cannot pass through")
-	case slices.Contains(s.Hostnames, CatchAllHostname) && (s.Port == 0 || s.TLS != nil && tls == 0):
+	case s.Address == "" && slices.Contains(s.Hostnames, CatchAllHostname) && (s.Port == 0 || s.TLS != nil && tls == 0):
 		return Invalid("port", "a catch-all server on ports of its own names both its port and, with tls, its tls.port: it is the default server of those ports only")
 	}
 	return nil
@@ -55,6 +58,9 @@ func (s *Server) ports() (plain, tls int) {
 // different plain ports have blocks of their own, which may not both serve the hostname
 // on one HTTPS port.
 func portsDiffer(srv, other *Server, host string) error {
+	if srv.Address != other.Address {
+		return nil // different sockets: different blocks
+	}
 	p1, t1 := srv.ports()
 	p2, t2 := other.ports()
 	if t1 < 0 || t2 < 0 || (p1 == p2) == (t1 == t2) {
@@ -68,8 +74,8 @@ func portsDiffer(srv, other *Server, host string) error {
 }
 
 // checkPortKinds refuses a server whose own plain port is another server's own HTTPS
-// port, or the other way round: nginx listens on a port for HTTPS or for plain HTTP, not
-// both. Only servers on ports of their own are looked at, so that other writes cost
+// port at the same address, or the other way round: nginx listens on a socket for HTTPS
+// or for plain HTTP, not both. Only servers on ports of their own are looked at, so that other writes cost
 // nothing.
 func (s *State) checkPortKinds(srv *Server) error {
 	p, t := srv.ports()
@@ -79,7 +85,7 @@ func (s *State) checkPortKinds(srv *Server) error {
 	for _, name := range slices.Sorted(maps.Keys(s.Servers)) {
 		op, ot := s.Servers[name].ports()
 		switch {
-		case name == srv.Name:
+		case name == srv.Name, s.Servers[name].Address != srv.Address:
 		case p != 0 && p == ot:
 			return &Error{Code: EConflict, Field: "port", Message: fmt.Sprintf("port %d is server %q's HTTPS port", p, name)}
 		case t > 0 && t == op:

@@ -42,6 +42,12 @@ type Server struct {
 	// is the instance's own (its --proxy-listen). Servers may share a hostname on
 	// different ports, each serving its own locations there.
 	Port int `json:"port,omitempty" example:"8080"`
+	// Address is the IP address the server listens on, on its ports (Port, TLS.Port, or
+	// the instance's own port numbers when 0): a Gateway's own address. Empty is the
+	// instance's own listen address. Servers may share a hostname at different addresses,
+	// each serving its own locations there; one with an address has neither the www
+	// redirect nor passthrough, which answer on the instance's own sockets.
+	Address string `json:"address,omitempty" example:"192.0.2.10"`
 	// Redirects (policies), see policy_redirect.go. ForceSSLRedirect sends
 	// plain-HTTP requests to HTTPS with a 308 even without a certificate of its own (TLS
 	// ended before restyplane); AppRoot redirects a request for "/" there with a 302;

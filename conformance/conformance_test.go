@@ -48,7 +48,8 @@ func TestConformance(t *testing.T) {
 		}
 	}
 	c := StartCluster(t)
-	StartRestyplane(t, c)
+	addrs := StartRestyplane(t, c)
+	r.Addresses = addrs
 	waitGatewayClassAccepted(t, c, 2*time.Minute)
 	RunSuite(t, c, r)
 }

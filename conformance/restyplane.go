@@ -24,14 +24,26 @@ const (
 	adminToken = "rp_conformance_admin_token_0123456789"
 )
 
+// Addresses are where restyplane serves in the harness: its nginx's own address, and
+// the pool its Gateways get addresses of their own from (--gateway-addresses), with the
+// part given only on request (--gateway-requested-addresses) and an address outside
+// both, which the suite's GatewayStaticAddresses test asks for.
+type Addresses struct {
+	Proxy, Pool, Requested, Unusable string
+}
+
 // StartRestyplane runs restyplane serve with its reconciler on the cluster and its nginx
-// on a loopback address of its own, ports 80 and 443 (the suite's Gateways' other
-// listener ports become servers' own ports on the same address), which it writes into
-// the Gateways' status; and the GatewayClass the suite's Gateways name. It returns that
-// address; the test's cleanup stops restyplane before the cluster.
-func StartRestyplane(t testing.TB, c *Cluster) string {
+// on a loopback address of its own, ports 80 and 443, and gives each Gateway an address
+// of its own from a loopback /25 where nothing listens (the suite's listeners' ports
+// are served there), which it writes into the Gateways' status; and the GatewayClass the
+// suite's Gateways name. The test's cleanup stops restyplane before the cluster.
+func StartRestyplane(t testing.TB, c *Cluster) Addresses {
 	t.Helper()
 	addr, err := gatewayAddress()
+	if err != nil {
+		t.Fatalf("conformance: %v", err)
+	}
+	pool, err := gatewayPool(addr)
 	if err != nil {
 		t.Fatalf("conformance: %v", err)
 	}
@@ -48,8 +60,9 @@ func StartRestyplane(t testing.TB, c *Cluster) string {
 	rptest.Start(t, rptest.Options{Token: adminToken, Reason: "gateway api conformance",
 		Proxy: net.JoinHostPort(addr, "80"), TLS: net.JoinHostPort(addr, "443"),
 		Args: []string{"--kubeconfig", c.Kubeconfig, "--lease-namespace", ns.Name,
-			"--lease-identity", "conformance", "--gateway-address", addr}})
-	return addr
+			"--lease-identity", "conformance", "--gateway-address", addr,
+			"--gateway-addresses", pool.Pool, "--gateway-requested-addresses", pool.Requested}})
+	return pool
 }
 
 // gatewayAddress picks a loopback address, derived from the pid so that concurrent runs

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwconformance "sigs.k8s.io/gateway-api/conformance"
 	confv1 "sigs.k8s.io/gateway-api/conformance/apis/v1"
 	"sigs.k8s.io/gateway-api/conformance/tests"
@@ -38,6 +39,9 @@ type Run struct {
 	Test string
 	// Skip are the ShortNames of tests not to run.
 	Skip []string
+	// Addresses give the suite an address restyplane gives a Gateway that asks for it
+	// and one it does not (GatewayStaticAddresses).
+	Addresses Addresses
 }
 
 // RunSuite runs Gateway API's conformance tests, as the suite's own RunConformance does
@@ -70,6 +74,11 @@ func RunSuite(t *testing.T, c *Cluster, r Run) {
 		// own RunConformance does; one shared client kept the first request's authority
 		// (:authority) for every later one.
 		ManifestFS: []fs.FS{&gwconformance.Manifests},
+	}
+	if a := r.Addresses; a.Requested != "" {
+		ip := gatewayv1.IPAddressType
+		opts.UsableNetworkAddresses = []gatewayv1.GatewaySpecAddress{{Type: &ip, Value: a.Requested}}
+		opts.UnusableNetworkAddresses = []gatewayv1.GatewaySpecAddress{{Type: &ip, Value: a.Unusable}}
 	}
 	cs, err := suite.NewConformanceTestSuite(opts)
 	if err != nil {

@@ -130,6 +130,7 @@ func TestSameStructure(t *testing.T) {
 		{"certificate contents changed", func(s *api.State) { s.Certificates["tls"] = &api.Certificate{Name: "tls", Version: 9} }, true},
 		{"certificate added", func(s *api.State) { s.Certificates["new"] = &api.Certificate{Name: "new", Version: 9} }, false},
 		{"server changed", func(s *api.State) { s.Servers["shop"] = &api.Server{Name: "shop", Version: 9} }, false},
+		{"server moved to another address", func(s *api.State) { s.Servers["shop"] = &api.Server{Name: "shop", Address: "192.0.2.7", Version: 9} }, false},
 		{"server added", func(s *api.State) { s.Servers["b"] = &api.Server{Name: "b", Version: 9} }, false},
 		{"server removed", func(s *api.State) { delete(s.Servers, "shop") }, false},
 		{"settings changed", func(s *api.State) { s.Settings.Version = 9 }, false},

@@ -18,9 +18,10 @@ const gatewayAPIVersion = "v1.6.3"
 
 // supportedFeatures are the Gateway API features restyplane serves, as a GatewayClass's
 // status.supportedFeatures lists them (sorted, as the spec asks). GRPCRoute is listed
-// only where the cluster serves it.
+// only where the cluster serves it, and the addresses Gateways ask for only with a pool
+// to give them from (pooledFeatures).
 var supportedFeatures = []features.FeatureName{
-	features.SupportGateway, features.SupportGatewayPort8080, features.SupportHTTPRoute,
+	features.SupportGateway, features.SupportGatewayHTTPListenerIsolation, features.SupportGatewayPort8080, features.SupportHTTPRoute,
 	features.SupportHTTPRoute303RedirectStatusCode, features.SupportHTTPRouteBackendProtocolWebSocket, features.SupportHTTPRoute307RedirectStatusCode,
 	features.SupportHTTPRoute308RedirectStatusCode, features.SupportHTTPRouteBackendTimeout,
 	features.SupportHTTPRouteCORS, features.SupportHTTPRouteHostRewrite, features.SupportHTTPRouteMethodMatching,
@@ -32,15 +33,23 @@ var supportedFeatures = []features.FeatureName{
 	features.SupportHTTPRouteSchemeRedirect, features.SupportReferenceGrant,
 }
 
+// pooledFeatures are served with --gateway-addresses: a Gateway's spec.addresses asks
+// for an address of the pool, or for any.
+var pooledFeatures = []features.FeatureName{features.SupportGatewayStaticAddresses, features.SupportGatewayAddressEmpty}
+
 // classFeatures lists the supported features for a class's status, sorted by name:
-// GRPCRoute and BackendTLSPolicy where the cluster serves them.
-func classFeatures(grpc, backendTLS bool) []gatewayv1.SupportedFeature {
+// GRPCRoute and BackendTLSPolicy where the cluster serves them, the addresses Gateways
+// ask for where a pool gives them.
+func classFeatures(grpc, backendTLS, pooled bool) []gatewayv1.SupportedFeature {
 	names := slices.Clone(supportedFeatures)
 	if grpc {
 		names = append(names, features.SupportGRPCRoute)
 	}
 	if backendTLS {
 		names = append(names, features.SupportBackendTLSPolicy)
+	}
+	if pooled {
+		names = append(names, pooledFeatures...)
 	}
 	slices.Sort(names)
 	out := make([]gatewayv1.SupportedFeature, len(names))

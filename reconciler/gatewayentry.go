@@ -9,10 +9,13 @@ import (
 // routeEntry is one location of a route on one server: the server of a host on the
 // proxy's own ports, or on a listener's port of its own.
 type routeEntry struct {
-	// server keys the server in the merge: the host, or host and port.
+	// server keys the server in the merge: the host, or host and port, and the
+	// Gateway's own address when it has one (serverKey).
 	server string
 	host   string
 	port   int
+	// address is the Gateway's listen address, "" for the proxy's own.
+	address string
 	// tls is the HTTPS listener the server presents the certificate of, or nil.
 	tls *listenerState
 	// namespace is the Gateway's, whose hostname claims the route's hosts go under.
@@ -36,12 +39,16 @@ func (rp *routePlan) entries() []routeEntry {
 				continue
 			}
 			for _, h := range routeHosts(l.spec.Hostname, rp.hostnames) {
-				e := routeEntry{server: h, host: h, namespace: ps.gw.obj.Namespace}
+				if l.isolatedFrom(h) {
+					continue
+				}
+				e := routeEntry{host: h, namespace: ps.gw.obj.Namespace, address: ps.gw.address.listen}
 				if l.https {
 					e.tls = l
-				} else if l.port != 0 {
-					e.server, e.port = h+" "+strconv.Itoa(l.port), l.port
+				} else {
+					e.port = l.port
 				}
+				e.server = serverKey(h, e.address, e.port)
 				// A host reached through an HTTP and an HTTPS listener is one server, which
 				// the HTTPS listener's entries give its certificate.
 				seenKey := e.server
@@ -60,6 +67,20 @@ func (rp *routePlan) entries() []routeEntry {
 		}
 	}
 	return out
+}
+
+// serverKey keys the server of a host on a listener's port of its own (0 for the proxy's)
+// at a Gateway's address of its own ("" for the proxy's) in the merge: the host alone on
+// the proxy's own, as an Ingress's.
+func serverKey(host, address string, port int) string {
+	k := host
+	if port != 0 {
+		k += " " + strconv.Itoa(port)
+	}
+	if address != "" {
+		k += " @" + address
+	}
+	return k
 }
 
 // claimants are the route's hostnames for the claim rule, one per Gateway namespace.

@@ -56,3 +56,24 @@ func wildcardMatches(w, h string) bool {
 	suffix, ok := strings.CutPrefix(w, "*")
 	return ok && len(h) > len(suffix) && strings.HasSuffix(h, suffix)
 }
+
+// isolatedFrom reports whether requests for host h reach another listener of l's Gateway
+// on l's port rather than l, by listener isolation (GatewayHTTPListenerIsolation): one
+// whose hostname is more specific than l's and matches h. A route attached to l then
+// does not serve h: "*.example.com" through a listener without a hostname is left to the
+// Gateway's "*.example.com" listener, whose routes alone answer its hosts.
+func (l *listenerState) isolatedFrom(h string) bool {
+	mine := hostnameOf(l.spec.Hostname)
+	for _, o := range l.gw.listeners {
+		theirs := hostnameOf(o.spec.Hostname)
+		if o == l || o.spec.Port != l.spec.Port || theirs == "" || !o.valid() {
+			continue
+		}
+		matches := theirs == h || wildcardMatches(theirs, h)
+		narrower := mine == "" || wildcardMatches(mine, theirs)
+		if matches && narrower {
+			return true
+		}
+	}
+	return false
+}

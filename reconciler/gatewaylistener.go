@@ -31,8 +31,14 @@ type listenerState struct {
 }
 
 // serves reports whether routes attached to the listener are served through it: it is
-// accepted, without conflict, with its certificate and at least one route kind.
+// valid and its Gateway has an address.
 func (l *listenerState) serves() bool {
+	return l.valid() && l.gw.address.reason == ""
+}
+
+// valid reports whether the listener can be served: it is accepted, without conflict,
+// with its certificate and at least one route kind.
+func (l *listenerState) valid() bool {
 	return l.gw.refusal == "" && l.acceptReason == "" && l.conflictReason == "" && len(l.kinds) > 0 &&
 		l.refsReason != string(gatewayv1.ListenerReasonInvalidCertificateRef) && l.refsReason != string(gatewayv1.ListenerReasonRefNotPermitted)
 }
@@ -63,7 +69,7 @@ func (gp *gatewayPlan) planListener(g *gatewayState, spec gatewayv1.Listener) *l
 			fmt.Sprintf("protocol %s is not served; restyplane serves HTTP and HTTPS listeners", spec.Protocol)
 		return l
 	}
-	if srv := gp.restPorts[restPort{int(spec.Port), l.https}]; srv != "" && l.acceptReason == "" && l.port != 0 {
+	if srv := gp.restPorts[restPort{int(spec.Port), l.https}]; srv != "" && l.acceptReason == "" && l.port != 0 && g.address.listen == "" {
 		other := "HTTPS"
 		if l.https {
 			other = "plain HTTP"

@@ -38,6 +38,9 @@ func (l *listenerState) report(gen int64) ListenerReport {
 		if r.ProgramMsg == "" {
 			r.ProgramMsg = l.gw.refusal
 		}
+		if r.ProgramMsg == "" {
+			r.ProgramMsg = l.gw.address.reason + ": " + l.gw.address.msg
+		}
 	}
 	return r
 }

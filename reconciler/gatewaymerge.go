@@ -68,13 +68,13 @@ func (m *merge) claimEntry(rp *routePlan, e routeEntry) {
 	if w := whenKey(e.loc); w != "" {
 		k += " " + w
 	}
-	if e.port == 0 {
+	if e.port == 0 && e.address == "" {
 		if srv, ok := m.res.claims[claimKey(e.host, e.loc)]; ok {
 			rp.warn(ReasonConflict, "%s is not applied: REST server %q holds it, and the REST object wins", what, srv)
 			return
 		}
 	}
-	if n := portServerName(e.host, e.port); m.res.names[api.Ref{Kind: api.KindServer, Name: n}] {
+	if n := gatewayServerName(e.host, e.address, e.port); m.res.names[api.Ref{Kind: api.KindServer, Name: n}] {
 		rp.warn(ReasonConflict, "%s is not applied: server %q is owned by the REST API, and the REST object wins", what, n)
 		return
 	}
@@ -94,7 +94,7 @@ func (m *merge) claimEntry(rp *routePlan, e routeEntry) {
 	c := &claim{route: rp, loc: e.loc}
 	m.claims[k] = c
 	if hb == nil {
-		hb = &hostBuild{route: rp, host: e.host, port: e.port}
+		hb = &hostBuild{route: rp, host: e.host, port: e.port, address: e.address}
 		m.hosts[e.server] = hb
 	}
 	if e.tls != nil && hb.gwTLS == nil {
@@ -128,17 +128,24 @@ func (m *merge) gatewayCatchAll(gp *gatewayPlan) {
 			if !l.https || l.port != 0 || l.spec.Hostname != nil || !l.serves() {
 				continue
 			}
-			hb := m.hosts[api.CatchAllHostname]
+			key := serverKey(api.CatchAllHostname, g.address.listen, 0)
+			hb := m.hosts[key]
 			if hb == nil {
 				src := api.Source{Kind: api.SourceKubernetes, Object: api.ObjectGateway,
 					Namespace: g.obj.Namespace, Name: g.obj.Name, UID: string(g.obj.UID)}
 				hb = &hostBuild{defaultSource: &src}
-				m.hosts[api.CatchAllHostname] = hb
+				if g.address.listen != "" {
+					hb.host, hb.address = api.CatchAllHostname, g.address.listen
+				}
+				m.hosts[key] = hb
 			}
 			if hb.gwTLS == nil {
 				hb.gwTLS = l
 			}
-			return
+			if gp.snap.Pool == nil {
+				return // one catch-all for every Gateway: the oldest's
+			}
+			break
 		}
 	}
 }
@@ -168,6 +175,9 @@ func (m *merge) serverPorts(srv *api.Server, hb *hostBuild) error {
 	tlsPort := 0
 	if hb.gwTLS != nil && srv.TLS != nil && srv.TLS.Certificate == hb.gwTLS.cert {
 		tlsPort = hb.gwTLS.port
+	}
+	if err := setServerAddress(srv, hb.address); err != nil {
+		return err
 	}
 	return setServerPorts(srv, hb.port, tlsPort)
 }

@@ -23,7 +23,7 @@ type gatewayPlan struct {
 	gateways    map[string]*gatewayState
 	gatewayList []*gatewayState
 	// ports are the protocols the Gateways serve their ports with, the oldest's first.
-	ports map[gatewayv1.PortNumber]gatewayv1.ProtocolType
+	ports map[gatewayPort]gatewayv1.ProtocolType
 	// restPorts are the ports of their own the REST API's servers listen on, and which
 	// server: nginx serves a port with one protocol.
 	restPorts map[restPort]string
@@ -49,7 +49,7 @@ func planGateways(snap *Snapshot, head *api.State) *gatewayPlan {
 	}
 	gp := &gatewayPlan{snap: gs, whole: snap, secrets: snap.Secrets, address: gs.Address,
 		classes: map[string]*classState{}, gateways: map[string]*gatewayState{},
-		ports: map[gatewayv1.PortNumber]gatewayv1.ProtocolType{}, restPorts: map[restPort]string{}}
+		ports: map[gatewayPort]gatewayv1.ProtocolType{}, restPorts: map[restPort]string{}}
 	for _, n := range slices.Sorted(maps.Keys(head.Servers)) {
 		if srv := head.Servers[n]; srv.Source.Kind != api.SourceKubernetes {
 			if srv.Port != 0 {
@@ -71,8 +71,9 @@ func planGateways(snap *Snapshot, head *api.State) *gatewayPlan {
 		}
 		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
 	})
+	addrs := gp.assignAddresses(gws)
 	for _, gw := range gws {
-		g := gp.planGateway(gw)
+		g := gp.planGateway(gw, addrs[gw])
 		gp.gateways[gw.Namespace+"/"+gw.Name] = g
 		gp.gatewayList = append(gp.gatewayList, g)
 	}

@@ -31,7 +31,6 @@ const gatewayRecheck = 500 * time.Millisecond
 type gatewayReporter struct {
 	client   *clients
 	served   Served
-	address  string
 	log      *slog.Logger
 	recorder record.EventRecorder
 	stopRec  func()
@@ -57,7 +56,7 @@ type gatewayConfig struct {
 func newGatewayReporter(client *clients, store Store, opts Options, log *slog.Logger) *gatewayReporter {
 	b := record.NewBroadcaster()
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.core.Events("")})
-	p := &gatewayReporter{client: client, address: opts.GatewayAddress, log: log,
+	p := &gatewayReporter{client: client, log: log,
 		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "restyplane"}), stopRec: b.Shutdown,
 		wake: make(chan struct{}, 1), said: map[string]string{}, wrote: map[string]string{}, configs: map[string]gatewayConfig{}}
 	p.served, _ = store.(Served)

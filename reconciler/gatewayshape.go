@@ -7,7 +7,7 @@ import (
 )
 
 // This file is the one place that writes the model's Gateway API fields (Location.When,
-// RewriteFull, Mirror, Redirect's parts, Server.Port and ServerTLS.Port): the
+// RewriteFull, Mirror, Redirect's parts, Server.Address, Server.Port and ServerTLS.Port): the
 // translation hands it what a route asks in the types below.
 
 // gwMatch is what a route match asks beyond its path: a method, header and query
@@ -86,6 +86,13 @@ func locationBackends(l api.Location) []string {
 		out = append(out, m.Backend)
 	}
 	return out
+}
+
+// setServerAddress sets the address a server listens on, a Gateway's own; "" is the
+// proxy's.
+func setServerAddress(s *api.Server, address string) error {
+	s.Address = address
+	return nil
 }
 
 // setServerPorts sets the ports a server listens on: port for plain HTTP, tlsPort for

@@ -32,8 +32,10 @@ type GatewaySnapshot struct {
 	NamespaceLabels map[string]map[string]string
 	// HTTPPort and HTTPSPort are the proxy's own ports (Options.HTTPPort, HTTPSPort).
 	HTTPPort, HTTPSPort int32
-	// Address is where the proxy serves its Gateways (Options.GatewayAddress).
+	// Address is where the proxy serves its Gateways (Options.GatewayAddress) without a
+	// Pool; with one (Options.GatewayAddresses), each Gateway gets its own from it.
 	Address string
+	Pool *AddressPool
 	// GRPCServed says whether the cluster serves GRPCRoute, TLSPolicyServed whether
 	// BackendTLSPolicy.
 	GRPCServed, TLSPolicyServed bool

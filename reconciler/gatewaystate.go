@@ -13,27 +13,26 @@ type gatewayState struct {
 	listeners []*listenerState
 	// refusal says why the Gateway is not accepted at all, with the spec's reason.
 	refusal, refusalReason string
+	// address is where it is served (assignAddresses).
+	address gatewayAddress
 }
 
-// planGateway checks a Gateway and its listeners. All of restyplane's Gateways are served
-// by the same proxy, at the same addresses: a Gateway that asks for other addresses is
-// refused, and listeners of several Gateways share its ports (see listenerConflicts).
-func (gp *gatewayPlan) planGateway(gw *gatewayv1.Gateway) *gatewayState {
-	g := &gatewayState{obj: gw, class: gp.classes[string(gw.Spec.GatewayClassName)]}
+// gatewayPort is a port at a Gateway's listen address, "" for the proxy's own.
+type gatewayPort struct {
+	addr string
+	port gatewayv1.PortNumber
+}
+
+// planGateway checks a Gateway, at the address assignAddresses gave it, and its
+// listeners. Gateways at one address (the proxy's own, without a pool) share its ports
+// (see listenerConflicts); a Gateway that asks for an address of a kind restyplane does
+// not give is refused.
+func (gp *gatewayPlan) planGateway(gw *gatewayv1.Gateway, addr gatewayAddress) *gatewayState {
+	g := &gatewayState{obj: gw, class: gp.classes[string(gw.Spec.GatewayClassName)], address: addr}
 	if why := g.class.refusal; why != "" {
 		g.refusal, g.refusalReason = fmt.Sprintf("GatewayClass %s is not accepted: %s", g.class.obj.Name, why), string(gatewayv1.GatewayReasonInvalid)
-	}
-	for _, a := range gw.Spec.Addresses {
-		t := gatewayv1.IPAddressType
-		if a.Type != nil {
-			t = *a.Type
-		}
-		if a.Value == "" || (a.Value == gp.address && (t == gatewayv1.IPAddressType || t == gatewayv1.HostnameAddressType)) {
-			continue
-		}
-		g.refusal, g.refusalReason = fmt.Sprintf("address %s %q is not the proxy's: restyplane serves its Gateways at %q (--gateway-address)", t, a.Value, gp.address),
-			string(gatewayv1.GatewayReasonUnsupportedAddress)
-		break
+	} else if addr.unsupported != "" {
+		g.refusal, g.refusalReason = addr.unsupported, string(gatewayv1.GatewayReasonUnsupportedAddress)
 	}
 	for _, spec := range gw.Spec.Listeners {
 		g.listeners = append(g.listeners, gp.planListener(g, spec))
@@ -44,8 +43,8 @@ func (gp *gatewayPlan) planGateway(gw *gatewayv1.Gateway) *gatewayState {
 
 // listenerConflicts marks the listeners that cannot be served beside another: of one
 // Gateway, two on a port with different protocols (ProtocolConflict) or the same
-// hostname (HostnameConflict); of different Gateways, served by the one proxy, a port the
-// older Gateway serves with the other protocol (ProtocolConflict).
+// hostname (HostnameConflict); of different Gateways at one address, a port the older
+// Gateway serves there with the other protocol (ProtocolConflict).
 func (gp *gatewayPlan) listenerConflicts(g *gatewayState) {
 	byPort := map[gatewayv1.PortNumber][]*listenerState{}
 	for _, l := range g.listeners {
@@ -55,7 +54,7 @@ func (gp *gatewayPlan) listenerConflicts(g *gatewayState) {
 	}
 	for port, ls := range byPort {
 		for _, l := range ls {
-			if proto, ok := gp.ports[port]; ok && proto != l.spec.Protocol {
+			if proto, ok := gp.ports[gatewayPort{g.address.listen, port}]; ok && proto != l.spec.Protocol {
 				l.conflictReason, l.conflictMsg = string(gatewayv1.ListenerReasonProtocolConflict),
 					fmt.Sprintf("port %d is served as %s for an older Gateway of restyplane's classes", port, proto)
 				continue
@@ -74,8 +73,8 @@ func (gp *gatewayPlan) listenerConflicts(g *gatewayState) {
 		}
 		for _, l := range ls {
 			if l.conflictReason == "" {
-				if _, ok := gp.ports[port]; !ok {
-					gp.ports[port] = l.spec.Protocol
+				if _, ok := gp.ports[gatewayPort{g.address.listen, port}]; !ok {
+					gp.ports[gatewayPort{g.address.listen, port}] = l.spec.Protocol
 				}
 			}
 		}

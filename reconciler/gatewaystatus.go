@@ -40,7 +40,11 @@ type GatewayStatusReport struct {
 	Accepted     metav1.Condition
 	Programmable bool
 	ProgramMsg   string
-	Listeners    []ListenerReport
+	// ProgramReason is Programmed's reason when it is not Programmable, "" for Invalid.
+	ProgramReason string
+	// Address is the Gateway's status.addresses, "" for none.
+	Address   string
+	Listeners []ListenerReport
 }
 
 // ListenerReport is one listener's status but for Programmed.
@@ -69,7 +73,7 @@ func (gp *gatewayPlan) report() *GatewayReport {
 	rep := &GatewayReport{Controller: gp.snap.Controller, Routes: map[string]*RouteReport{}}
 	for _, gc := range gp.snap.Classes {
 		c := gp.classes[gc.Name]
-		rep.Classes = append(rep.Classes, ClassReport{Class: gc, Conditions: c.conditions(), Features: classFeatures(gp.snap.GRPCServed, gp.snap.TLSPolicyServed)})
+		rep.Classes = append(rep.Classes, ClassReport{Class: gc, Conditions: c.conditions(), Features: classFeatures(gp.snap.GRPCServed, gp.snap.TLSPolicyServed, gp.snap.Pool != nil)})
 	}
 	attached := map[*gatewayState][]string{}
 	for _, rp := range gp.routes {
@@ -93,11 +97,11 @@ func (gp *gatewayPlan) report() *GatewayReport {
 // report builds a Gateway's status, once its routes are counted.
 func (g *gatewayState) report() GatewayStatusReport {
 	gen := g.obj.Generation
-	r := GatewayStatusReport{Gateway: g.obj}
+	r := GatewayStatusReport{Gateway: g.obj, Address: g.address.status}
 	valid, invalid := 0, 0
 	for _, l := range g.listeners {
 		lr := l.report(gen)
-		if lr.Programmable {
+		if l.valid() {
 			valid++
 		} else {
 			invalid++
@@ -117,6 +121,9 @@ func (g *gatewayState) report() GatewayStatusReport {
 	default:
 		r.Accepted = condition(gatewayv1.GatewayConditionAccepted, true, gatewayv1.GatewayReasonAccepted, "every listener is served", gen)
 		r.Programmable = true
+	}
+	if a := g.address; a.reason != "" && g.refusal == "" {
+		r.Programmable, r.ProgramReason, r.ProgramMsg = false, a.reason, a.msg
 	}
 	return r
 }

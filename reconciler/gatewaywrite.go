@@ -46,8 +46,11 @@ func (p *gatewayReporter) setClass(ctx context.Context, c ClassReport) {
 // proxy serves the revision of the report.
 func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport, programmed bool, rev int64) {
 	gw := g.Gateway
-	want := gatewayv1.GatewayStatus{Addresses: p.addresses(), Conditions: []metav1.Condition{g.Accepted,
-		programCondition(gatewayv1.GatewayConditionProgrammed, g.Programmable, programmed, g.ProgramMsg, rev, gw.Generation)}}
+	gwProgrammed := programCondition(gatewayv1.GatewayConditionProgrammed, g.Programmable, programmed, g.ProgramMsg, rev, gw.Generation)
+	if !g.Programmable && g.ProgramReason != "" {
+		gwProgrammed.Reason = g.ProgramReason
+	}
+	want := gatewayv1.GatewayStatus{Addresses: statusAddresses(g.Address), Conditions: []metav1.Condition{g.Accepted, gwProgrammed}}
 	for _, l := range g.Listeners {
 		st := l.Status
 		st.Conditions = append(append([]metav1.Condition(nil), st.Conditions...),
@@ -104,16 +107,16 @@ func programCondition[T ~string](typ T, programmable, served bool, why string, r
 	return condition(typ, true, gatewayv1.GatewayReasonProgrammed, "the proxy serves it", gen)
 }
 
-// addresses are the Gateways' status.addresses: the proxy's address, when it has one.
-func (p *gatewayReporter) addresses() []gatewayv1.GatewayStatusAddress {
-	if p.address == "" {
+// statusAddresses are a Gateway's status.addresses: its address, when it has one.
+func statusAddresses(addr string) []gatewayv1.GatewayStatusAddress {
+	if addr == "" {
 		return nil
 	}
 	t := gatewayv1.HostnameAddressType
-	if net.ParseIP(p.address) != nil {
+	if net.ParseIP(addr) != nil {
 		t = gatewayv1.IPAddressType
 	}
-	return []gatewayv1.GatewayStatusAddress{{Type: &t, Value: p.address}}
+	return []gatewayv1.GatewayStatusAddress{{Type: &t, Value: addr}}
 }
 
 // fresh reports whether what would be written to key differs from what was written last.

@@ -43,6 +43,8 @@ type hostBuild struct {
 	route *routePlan
 	host  string
 	port  int
+	// address is the Gateway's own address the server listens on, "" for the proxy's.
+	address string
 	// gwTLS is the HTTPS listener whose certificate the host presents when no Ingress
 	// gives it one, and gwTLSBy the route that reached the host through it.
 	gwTLS   *listenerState
@@ -299,7 +301,7 @@ func (m *merge) buildServers() {
 		hb := m.hosts[key]
 		host, name := key, serverName(key)
 		if hb.host != "" {
-			host, name = hb.host, portServerName(hb.host, hb.port)
+			host, name = hb.host, gatewayServerName(hb.host, hb.address, hb.port)
 		}
 		src := api.Source{}
 		switch {

@@ -44,6 +44,17 @@ func portServerName(host string, port int) string {
 	return objectName(strings.ReplaceAll(host, "*", "_") + "_" + strconv.Itoa(port))
 }
 
+// gatewayServerName names the server of one host on a listener's port (0 for the
+// proxy's own) at a Gateway's own address ("" for the proxy's): "_at_" and the address,
+// its IPv6 colons as "-", follows portServerName's, which ends in no "_at_" of its own.
+func gatewayServerName(host, address string, port int) string {
+	if address == "" {
+		return portServerName(host, port)
+	}
+	n := strings.TrimPrefix(portServerName(host, port), namePrefix)
+	return objectName(n + "_at_" + strings.ReplaceAll(address, ":", "-"))
+}
+
 // certificateName names the certificate of one TLS Secret.
 func certificateName(namespace, secret string) string {
 	return objectName(namespace + "." + secret)

@@ -51,6 +51,10 @@ type Options struct {
 	// GatewayAddress is the IP address or hostname written to the status.addresses of
 	// Gateways; empty takes StatusAddress, and with neither their addresses stay empty.
 	GatewayAddress string
+	// GatewayAddresses, when set, gives each Gateway an address of its own from it, at
+	// which its listeners are served and which its status.addresses says (see
+	// assignAddresses); GatewayAddress is then not used.
+	GatewayAddresses *AddressPool
 	// HTTPPort and HTTPSPort are the ports the proxy's instances listen on for plain HTTP
 	// and HTTPS (--proxy-listen and --tls-listen): a Gateway listener on one of them is
 	// served on the instances' own listen (Server.Port 0), any other port on its own.

@@ -230,7 +230,7 @@ func (r *Reconciler) readClaims(ctx context.Context, snap *Snapshot) error {
 	snap.DefaultBackend = r.opts.DefaultBackend
 	if snap.Gateway != nil {
 		snap.Gateway.HTTPPort, snap.Gateway.HTTPSPort = r.opts.HTTPPort, r.opts.HTTPSPort
-		snap.Gateway.Address = r.opts.GatewayAddress
+		snap.Gateway.Address, snap.Gateway.Pool = r.opts.GatewayAddress, r.opts.GatewayAddresses
 	}
 	return nil
 }

@@ -70,11 +70,25 @@ func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier
 			return nil, nil, fmt.Errorf("--default-backend: %w", err)
 		}
 	}
+	var pool *reconciler.AddressPool
+	if c.gatewayAddresses != "" {
+		var err error
+		if pool, err = reconciler.ParseAddressPool(c.gatewayAddresses, c.proxyHosts...); err != nil {
+			return nil, nil, fmt.Errorf("--gateway-addresses: %w", err)
+		}
+		if c.gatewayRequested != "" {
+			if err := pool.RequestedOnly(c.gatewayRequested); err != nil {
+				return nil, nil, fmt.Errorf("--gateway-requested-addresses: %w", err)
+			}
+		}
+	} else if c.gatewayRequested != "" {
+		return nil, nil, fmt.Errorf("--gateway-requested-addresses needs --gateway-addresses")
+	}
 	rec, err := reconciler.New(applyingStore{Store: st, applier: applier}, reconciler.Options{Kubeconfig: c.kubeconfig, Controller: c.controller,
 		StatusAddress: c.statusAddress, LeaseNamespace: c.leaseNamespace, Identity: c.identity,
 		AllowExternalName: c.allowExternal, DefaultBackend: def, Logger: log.With("component", "reconciler"),
 		Budgets:           reconciler.Budgets{Ingresses: c.maxIngresses, Locations: c.maxLocations, CertificateBytes: int64(c.maxCertBytes)},
-		GatewayController: c.gatewayController, GatewayAddress: c.gatewayAddress, HTTPPort: c.httpPort, HTTPSPort: c.httpsPort})
+		GatewayController: c.gatewayController, GatewayAddress: c.gatewayAddress, GatewayAddresses: pool, HTTPPort: c.httpPort, HTTPSPort: c.httpsPort})
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes reconciler: %w", err)
 	}

@@ -29,9 +29,15 @@ type kubeConfig struct {
 	maxIngresses, maxLocations, maxCertBytes int
 	// gatewayController and gatewayAddress are the Gateway API ones (see their flags).
 	gatewayController, gatewayAddress string
+	// gatewayAddresses is the pool of Gateways' own addresses, "" for none, and
+	// gatewayRequested the part of it given only to a Gateway that asks.
+	gatewayAddresses, gatewayRequested string
 	// httpPort and httpsPort are the proxy's own ports, from --proxy-listen and
 	// --tls-listen: a Gateway listener on one of them is served there.
 	httpPort, httpsPort int32
+	// proxyHosts are the hosts of --proxy-listen and --tls-listen, which the pool never
+	// gives to a Gateway.
+	proxyHosts []string
 }
 
 func (c *kubeConfig) flags(fs *flag.FlagSet) {
@@ -53,6 +59,10 @@ func (c *kubeConfig) flags(fs *flag.FlagSet) {
 		"GatewayClass controllerName to answer to (env RESTYPLANE_GATEWAY_CONTROLLER)")
 	fs.StringVar(&c.gatewayAddress, "gateway-address", env("RESTYPLANE_GATEWAY_ADDRESS", ""),
 		"IP address or hostname written to the status.addresses of Gateways, where the proxy serves them; empty takes --ingress-status-address (env RESTYPLANE_GATEWAY_ADDRESS)")
+	fs.StringVar(&c.gatewayAddresses, "gateway-addresses", env("RESTYPLANE_GATEWAY_ADDRESSES", ""),
+		"comma-separated IP addresses and CIDR prefixes the proxy may listen on (\"192.0.2.0/28\"), from which each Gateway gets an address of its own, kept while it lives; a Gateway's spec.addresses may ask for one of them. Empty: every Gateway is served at the proxy's own address and --gateway-address (env RESTYPLANE_GATEWAY_ADDRESSES)")
+	fs.StringVar(&c.gatewayRequested, "gateway-requested-addresses", env("RESTYPLANE_GATEWAY_REQUESTED_ADDRESSES", ""),
+		"IP addresses and CIDR prefixes, as --gateway-addresses, given only to a Gateway whose spec.addresses asks for one of them, never picked for another (env RESTYPLANE_GATEWAY_REQUESTED_ADDRESSES)")
 	fs.IntVar(&c.maxIngresses, "namespace-max-ingresses", envInt("RESTYPLANE_NAMESPACE_MAX_INGRESSES"),
 		"Ingresses served per namespace, the newest refused past it; 0: 1000 (env RESTYPLANE_NAMESPACE_MAX_INGRESSES)")
 	fs.IntVar(&c.maxLocations, "namespace-max-locations", envInt("RESTYPLANE_NAMESPACE_MAX_LOCATIONS"),
@@ -69,6 +79,17 @@ func listenPort(addr string) int32 {
 	}
 	n, _ := strconv.Atoi(p)
 	return int32(n)
+}
+
+// listenHosts are the hosts of listen addresses.
+func listenHosts(addrs ...string) []string {
+	var out []string
+	for _, a := range addrs {
+		if h, _, err := net.SplitHostPort(a); err == nil {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // envInt reads an integer environment variable, 0 when unset or not a number (the flag

@@ -19,7 +19,7 @@ func markCatchAll(sv *serverView) {
 	if !contains(sv.Hostnames, api.CatchAllHostname) {
 		return
 	}
-	if sv.Port != 0 || sv.TLSPort != 0 {
+	if sv.Address != "" || sv.Port != 0 || sv.TLSPort != 0 {
 		sv.OwnDefault = true // the default server of its own sockets (see ownListens)
 	} else {
 		sv.Default = true
@@ -46,7 +46,7 @@ func (v *confView) catchAll() {
 	}
 	v.TLS = true
 	for _, sv := range v.Servers {
-		if sv.TLS == "" && !sv.Default && sv.Port == 0 {
+		if sv.TLS == "" && !sv.Default && sv.Port == 0 && sv.Address == "" {
 			v.PlainHosts = append(v.PlainHosts, sv.Hostnames...)
 		}
 	}

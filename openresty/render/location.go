@@ -52,8 +52,10 @@ type serverView struct {
 	// Listens, when it has any, are its listen directives, and OwnDefault makes it the
 	// default server of its own ports. HTTPSPort is where its HTTPS redirect goes.
 	Port, TLSPort, HTTPSPort int
-	Listens                  []listenView
-	OwnDefault               bool
+	// Address is the block's own address (api.Server.Address), "" for the instance's.
+	Address    string
+	Listens    []listenView
+	OwnDefault bool
 }
 
 // locationView is one nginx location block.
@@ -153,7 +155,7 @@ var defaultHeaders = []defaultHeader{
 // that differ only in their backend sharing a block), and last the root "/", which stays
 // a plain prefix that any regex overrides.
 func newServerView(servers []*api.Server, hostnames []string, ups map[string]upstreamView, defs []defaultHeader) (serverView, error) {
-	sv := serverView{Name: servers[0].Name, Hostnames: hostnames, CatchAll: true, Port: servers[0].Port}
+	sv := serverView{Name: servers[0].Name, Hostnames: hostnames, CatchAll: true, Port: servers[0].Port, Address: servers[0].Address}
 	for _, s := range servers {
 		if s.TLS != nil && sv.TLS != "" && s.TLS.Port != sv.TLSPort {
 			return serverView{}, fmt.Errorf("servers %q and %q share hostnames %v on one port with different HTTPS ports", sv.Name, s.Name, hostnames)

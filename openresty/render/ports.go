@@ -21,9 +21,20 @@ type listenView struct {
 	SSL, ProxyProtocol, HTTP2, Default bool
 }
 
-// ownPorts makes a port equal to the instance's own 0, on srv, a copy of a config's
-// server, and refuses a port the instance has for the other scheme or keeps for itself.
+// ownPorts makes a port equal to the instance's own 0, and an address that is the
+// instance's own listen address "", on srv, a copy of a config's server, and refuses a
+// port the instance has for the other scheme or keeps for itself.
 func ownPorts(srv *api.Server, opts Options, proxyPort, tlsPort int) error {
+	if srv.Address != "" {
+		proxyHost, _, _ := net.SplitHostPort(opts.ProxyListen)
+		tlsHost, _, _ := net.SplitHostPort(opts.TLSListen)
+		switch {
+		case srv.Address == proxyHost && srv.Address == tlsHost:
+			srv.Address = ""
+		case srv.Address == proxyHost || srv.Address == tlsHost:
+			return fmt.Errorf("address %s is the host of one of the instance's own listen addresses (%s, %s) but not of the other", srv.Address, opts.ProxyListen, opts.TLSListen)
+		}
+	}
 	if srv.Port == proxyPort {
 		srv.Port = 0
 	}
@@ -45,20 +56,22 @@ func ownPorts(srv *api.Server, opts Options, proxyPort, tlsPort int) error {
 		return fmt.Errorf("port %d is kept for the instance's own use", plain)
 	case tls != 0 && slices.Contains(opts.ReservedPorts, tls):
 		return fmt.Errorf("HTTPS port %d is kept for the instance's own use", tls)
-	case slices.Contains(srv.Hostnames, api.CatchAllHostname) && (plain != 0) != (tls != 0) && srv.TLS != nil:
+	case srv.Address == "" && slices.Contains(srv.Hostnames, api.CatchAllHostname) && (plain != 0) != (tls != 0) && srv.TLS != nil:
 		return fmt.Errorf("a catch-all server listens on its own ports or on the instance's, not on both")
 	}
 	return nil
 }
 
-// ownListens writes the listen directives of the blocks on ports of their own, makes each
-// socket's catch-all its default server, and adds a 404 block for every socket of their
-// own that has none. It also settles every block's HTTPS redirect port.
+// ownListens writes the listen directives of the blocks on ports or at an address of
+// their own, makes each socket's catch-all its default server, and adds a 404 block for
+// every socket of their own that has none. It also settles every block's HTTPS redirect
+// port. A block at an address of its own listens there on its ports, or on the
+// instance's own port numbers.
 func (v *confView) ownListens() error {
-	proxyHost, _, _ := net.SplitHostPort(v.ProxyListen)
-	tlsHost, _, _ := net.SplitHostPort(v.TLSListen)
-	kind := map[int]string{}  // own port -> "plain" or "HTTPS"
-	owner := map[string]int{} // own socket -> the block that is its catch-all, from 1
+	proxyHost, proxyPort, _ := net.SplitHostPort(v.ProxyListen)
+	tlsHost, tlsPort, _ := net.SplitHostPort(v.TLSListen)
+	kind := map[string]string{} // address and own port -> "plain" or "HTTPS"
+	owner := map[string]int{}   // own socket -> the block that is its catch-all, from 1
 	var sockets []listenView
 	v.HTTPSDefault = v.Passthrough != nil
 	for i := range v.Servers {
@@ -67,31 +80,45 @@ func (v *confView) ownListens() error {
 		if sv.TLSPort != 0 {
 			sv.HTTPSPort = sv.TLSPort
 		}
-		v.HTTPSDefault = v.HTTPSDefault || sv.TLS != "" && sv.TLSPort == 0
-		if sv.Port == 0 && (sv.TLS == "" || sv.TLSPort == 0) {
+		v.HTTPSDefault = v.HTTPSDefault || sv.TLS != "" && sv.TLSPort == 0 && sv.Address == ""
+		if sv.Address == "" && sv.Port == 0 && (sv.TLS == "" || sv.TLSPort == 0) {
 			continue
 		}
-		plain := listenView{Addr: v.ProxyListen}
+		plainHost, plainPort, tlsAt, tlsAtPort := proxyHost, proxyPort, tlsHost, tlsPort
+		if sv.Address != "" {
+			plainHost, tlsAt = sv.Address, sv.Address
+		}
 		if sv.Port != 0 {
-			plain.Addr = net.JoinHostPort(proxyHost, strconv.Itoa(sv.Port))
+			plainPort = strconv.Itoa(sv.Port)
+		}
+		if sv.TLSPort != 0 {
+			tlsAtPort = strconv.Itoa(sv.TLSPort)
+		}
+		plain := listenView{Addr: v.ProxyListen}
+		if sv.Address != "" || sv.Port != 0 {
+			plain.Addr = net.JoinHostPort(plainHost, plainPort)
 		}
 		sv.Listens = []listenView{plain}
 		if sv.TLS != "" {
 			tls := listenView{Addr: v.HTTPSListen, SSL: true, ProxyProtocol: v.Passthrough != nil, HTTP2: v.S.HTTP2}
-			if sv.TLSPort != 0 {
-				tls.Addr, tls.ProxyProtocol = net.JoinHostPort(tlsHost, strconv.Itoa(sv.TLSPort)), false
+			if sv.Address != "" || sv.TLSPort != 0 {
+				tls.Addr, tls.ProxyProtocol = net.JoinHostPort(tlsAt, tlsAtPort), false
 			}
 			sv.Listens = append(sv.Listens, tls)
 		}
 		for j, l := range sv.Listens {
 			port := []int{sv.Port, sv.TLSPort}[j]
-			if port == 0 {
+			if port == 0 && sv.Address == "" {
 				continue // the instance's own socket has its default server already
 			}
-			if k := kind[port]; k != "" && k != kindOf(l) {
-				return &ServerError{sv.Name, fmt.Errorf("port %d is another server's %s port", port, k)}
+			if port == 0 {
+				port, _ = strconv.Atoi([]string{plainPort, tlsAtPort}[j])
 			}
-			kind[port] = kindOf(l)
+			at := sv.Address + " " + strconv.Itoa(port)
+			if k := kind[at]; k != "" && k != kindOf(l) {
+				return &ServerError{sv.Name, fmt.Errorf("port %d%s is another server's %s port", port, addressPhrase(sv.Address), k)}
+			}
+			kind[at] = kindOf(l)
 			if !sv.OwnDefault {
 				if owner[l.Addr] == 0 {
 					owner[l.Addr] = -1
@@ -112,6 +139,14 @@ func (v *confView) ownListens() error {
 		}
 	}
 	return nil
+}
+
+// addressPhrase spells a block's own address for a message, "" for the instance's.
+func addressPhrase(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return " at " + addr
 }
 
 func kindOf(l listenView) string {
