@@ -35,7 +35,7 @@ type GatewaySnapshot struct {
 	// Address is where the proxy serves its Gateways (Options.GatewayAddress) without a
 	// Pool; with one (Options.GatewayAddresses), each Gateway gets its own from it.
 	Address string
-	Pool *AddressPool
+	Pool    *AddressPool
 	// GRPCServed says whether the cluster serves GRPCRoute, TLSPolicyServed whether
 	// BackendTLSPolicy.
 	GRPCServed, TLSPolicyServed bool
