@@ -28,16 +28,24 @@ const h2cVar = "$rp_h2c_target_"
 // backend, in the order the blocks come. It runs before ownListens rewrites the blocks'
 // listens, and needs the stream module with njs.
 func (v *confView) h2cRouters(opts Options) error {
-	proxyHost, _, _ := net.SplitHostPort(v.ProxyListen)
+	proxyHost, proxyPort, _ := net.SplitHostPort(v.ProxyListen)
 	w := opts.Workers()
 	seen := map[string]bool{}
 	for _, sv := range v.Servers {
 		if !sv.speaksGRPC() {
 			continue
 		}
-		addr := v.ProxyListen
+		// The block's plain address, as ownListens writes it.
+		host, port := proxyHost, proxyPort
+		if sv.Address != "" {
+			host = sv.Address
+		}
 		if sv.Port != 0 {
-			addr = net.JoinHostPort(proxyHost, strconv.Itoa(sv.Port))
+			port = strconv.Itoa(sv.Port)
+		}
+		addr := v.ProxyListen
+		if sv.Address != "" || sv.Port != 0 {
+			addr = net.JoinHostPort(host, port)
 		}
 		if seen[addr] {
 			continue

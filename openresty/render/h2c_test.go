@@ -96,3 +96,25 @@ func TestRenderH2CRouterNeverTimesOutFirst(t *testing.T) {
 		t.Fatalf("no %q in the router:\n%s", want, stream)
 	}
 }
+
+// TestRenderH2CRouterAtAServersAddress: a gRPC server at an address of its own (a
+// Gateway's) gets its router on that address, where its clients connect, and the
+// servers at that address listen behind it.
+func TestRenderH2CRouterAtAServersAddress(t *testing.T) {
+	backends := []api.Backend{{Name: "rpc", Protocol: api.ProtocolGRPC}}
+	opts := fuzzOptions
+	opts.StreamJSModule = "/usr/lib/nginx/modules/ngx_stream_js_module.so"
+	srv := api.Server{Name: "rpc", Hostnames: []string{"rpc.test"}, Address: "127.214.1.5",
+		Locations: []api.Location{{Path: "/", Backend: "rpc"}}}
+	conf, err := render.Conf(api.Config{Settings: api.DefaultSettings(), Servers: []api.Server{srv}, Backends: backends}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := strings.Cut(opts.ProxyListen, ":")
+	if want := `listen "127.214.1.5:` + port + `";` + "\n        js_preread rp_h2c.preread;"; !strings.Contains(string(conf), want) {
+		t.Errorf("no router at the server's address (%q) in:\n%s", want, conf)
+	}
+	if strings.Contains(string(conf), `listen "127.214.1.5:`+port+`" default_server;`) {
+		t.Errorf("the server's address is listened on by http as well as by the router:\n%s", conf)
+	}
+}
