@@ -5,6 +5,7 @@
 -- rate reaches traffic on the next request without a reload.
 local json = require("restyplane.json")
 local cidr = require("restyplane.cidr")
+local drain = require("restyplane.drain")
 local limit = require("restyplane.limit")
 local versioned = require("restyplane.versioned")
 
@@ -74,32 +75,39 @@ end
 -- access enforces the named policy: 403 for an address the lists refuse, the policy's
 -- status past a limit. A policy the conf names but that was never pushed (shared memory
 -- emptied by a restart, before the applier's full push) fails closed with 503.
+-- refuse answers status in place of the upstream, marked while a reload drains (no header
+-- filter runs for a location that proxies: see restyplane.drain).
+local function refuse(status)
+    drain.answer()
+    return ngx.exit(status)
+end
+
 function _M.access(name)
     local p = get(name)
     if not p then
         ngx.log(ngx.ERR, "restyplane: policy ", name, " has not been pushed")
-        return ngx.exit(503)
+        return refuse(503)
     end
     local addr = cidr.normalize(ngx.var.binary_remote_addr or "")
     if p.deny and cidr.match(p.deny, addr) then
-        return ngx.exit(403)
+        return refuse(403)
     end
     if p.allow and not cidr.match(p.allow, addr) then
-        return ngx.exit(403)
+        return refuse(403)
     end
     if not (p.rps or p.rpm or p.conns) or (p.exempt and cidr.match(p.exempt, addr)) then
         return
     end
     if p.rps and not limit.rate(p.rps_key .. addr, p.rps, p.rps_burst) then
-        return ngx.exit(p.status)
+        return refuse(p.status)
     end
     if p.rpm and not limit.rate(p.rpm_key .. addr, p.rpm, p.rpm_burst) then
-        return ngx.exit(p.status)
+        return refuse(p.status)
     end
     if p.conns then
         local key = "c|" .. name .. "|" .. addr
         if not limit.enter(key, p.conns) then
-            return ngx.exit(p.status)
+            return refuse(p.status)
         end
         ngx.ctx.rp_conn = key
         inside = inside + 1
