@@ -1,7 +1,7 @@
 -- restyplane.balancer picks the peer for each upstream attempt (balancer_by_lua) and marks
--- the answer while a reload drains, sets the affinity cookie (header_filter_by_lua) and feeds response times back to EWMA
--- (log_by_lua). The location names its backend in $rp_backend, or, in a block that prefixes
--- share, in $rp_routes.
+-- the answer while a reload drains, sets the affinity cookie (header_filter_by_lua) and
+-- feeds response times back to EWMA (log_by_lua). The location names its backend in
+-- $rp_backend, or, in a block that prefixes share, in $rp_routes.
 local ngx_balancer = require("ngx.balancer")
 local backends = require("restyplane.backends")
 local canary = require("restyplane.canary")

@@ -72,9 +72,6 @@ local function get(name)
     return c
 end
 
--- access enforces the named policy: 403 for an address the lists refuse, the policy's
--- status past a limit. A policy the conf names but that was never pushed (shared memory
--- emptied by a restart, before the applier's full push) fails closed with 503.
 -- refuse answers status in place of the upstream, marked while a reload drains (no header
 -- filter runs for a location that proxies: see restyplane.drain).
 local function refuse(status)
@@ -82,6 +79,9 @@ local function refuse(status)
     return ngx.exit(status)
 end
 
+-- access enforces the named policy: 403 for an address the lists refuse, the policy's
+-- status past a limit. A policy the conf names but that was never pushed (shared memory
+-- emptied by a restart, before the applier's full push) fails closed with 503.
 function _M.access(name)
     local p = get(name)
     if not p then
