@@ -12,11 +12,11 @@ import (
 )
 
 // costPhases are the variants BenchmarkRequestCostPhases compares: restyplane's conf as
-// rendered, then without each of the Lua phases every request of the route runs (the
-// balancer and the log; no header filter runs there while no backend has affinity), then
-// without both, then with both doing nothing: what ngx_lua itself costs, without
-// restyplane's Lua. The balancer's variant proxies to the origin from a static server line.
+// rendered, then without each of the Lua phases every request runs, then without all of
+// them, then with all three doing nothing: what ngx_lua itself costs, without restyplane's
+// Lua. The balancer's variant proxies to the origin from a static server line.
 func costPhases(origin string) []costVariant {
+	noFilter := cut("    header_filter_by_lua_block {", "\n    }\n")
 	// Every log_by_lua: the http level's, and the proxied locations' own.
 	noLog := func(conf string) (string, bool) {
 		conf, ok := cut("    log_by_lua_block {", "\n    }\n")(conf)
@@ -35,7 +35,7 @@ func costPhases(origin string) []costVariant {
 	}
 	none := func(conf string) (string, bool) {
 		ok := true
-		for _, f := range []func(string) (string, bool){noLog, static} {
+		for _, f := range []func(string) (string, bool){noFilter, noLog, static} {
 			var done bool
 			conf, done = f(conf)
 			ok = ok && done
@@ -47,15 +47,17 @@ func costPhases(origin string) []costVariant {
 		ok := strings.Contains(conf, `require("restyplane.balancer").balance()`)
 		conf = strings.Replace(conf, `require("restyplane.balancer").balance()`,
 			fmt.Sprintf(`require("ngx.balancer").set_current_peer(%q, %s)`, host, port), 1)
+		conf = strings.Replace(conf, `require("restyplane.balancer").header_filter()`, "", 1)
 		conf = regexp.MustCompile(`require\("restyplane\.finish"\)\.log\([^)]*\)`).ReplaceAllString(conf, "")
 		return conf, ok
 	}
 	return []costVariant{
 		{name: "as rendered"},
+		{name: "without header_filter_by_lua", edit: noFilter},
 		{name: "without log_by_lua", edit: noLog},
 		{name: "without balancer_by_lua (static upstream)", edit: static},
-		{name: "without both (no Lua per request)", edit: none},
-		{name: "both doing nothing (the balancer sets the origin's address)", edit: idle},
+		{name: "without the three (no Lua per request)", edit: none},
+		{name: "the three doing nothing (the balancer sets the origin's address)", edit: idle},
 	}
 }
 

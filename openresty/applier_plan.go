@@ -51,7 +51,7 @@ func (a *Applier) plan(head *api.State, full bool) (*plan, error) {
 			// Backends are pushed, never rendered: leaving them out of the config spares
 			// copying and sorting thousands of them.
 			rendered := *head
-			// Only the protocol and upstream TLS of the backends that have one, and affinity.
+			// Only the protocol and upstream TLS of the backends that have one.
 			rendered.Backends = renderedBackends(head)
 			c := rendered.Config(true)
 			cfg = &c

@@ -3,11 +3,10 @@ package openresty
 import "github.com/restyplane/restyplane/api"
 
 // renderedBackends returns what nginx.conf needs of the backends: those of a protocol
-// other than plain HTTP, without their endpoints, the endpoints of those a server passes
-// TLS to (the stream proxy has no balancer to push them to), and whether a backend has
-// session affinity (its cookie needs the header filter at http level: render/drain.go).
-// Everything else in a backend is pushed to the balancer, never rendered, and leaving it
-// out keeps an endpoint change from costing a render.
+// other than plain HTTP, without their endpoints, and the endpoints of those a server
+// passes TLS to (the stream proxy has no balancer to push them to). Everything else in a
+// backend is pushed to the balancer, never rendered, and leaving it out keeps an
+// endpoint change from costing a render.
 func renderedBackends(st *api.State) map[string]*api.Backend {
 	out := map[string]*api.Backend{}
 	passed := st.PassthroughBackends()
@@ -16,10 +15,10 @@ func renderedBackends(st *api.State) map[string]*api.Backend {
 			out[name] = &api.Backend{Name: b.Name, Protocol: b.Protocol, UpstreamTLS: b.UpstreamTLS, Version: b.Version, Endpoints: b.Endpoints}
 			continue
 		}
-		if (b.Protocol == "" || b.Protocol == api.ProtocolHTTP) && b.Affinity == nil {
+		if b.Protocol == "" || b.Protocol == api.ProtocolHTTP {
 			continue
 		}
-		out[name] = &api.Backend{Name: b.Name, Protocol: b.Protocol, UpstreamTLS: b.UpstreamTLS, Version: b.Version, Affinity: b.Affinity}
+		out[name] = &api.Backend{Name: b.Name, Protocol: b.Protocol, UpstreamTLS: b.UpstreamTLS, Version: b.Version}
 	}
 	return out
 }
@@ -27,12 +26,8 @@ func renderedBackends(st *api.State) map[string]*api.Backend {
 // sameUpstreams reports whether two states speak to their backends alike: the same
 // protocol and upstream TLS for every backend that changed, and the same versions of the
 // client certificates any backend presents (their files are named by content), and the
-// same version of every backend a server passes TLS to (its endpoints are rendered), and
-// whether some backend has session affinity.
+// same version of every backend a server passes TLS to (its endpoints are rendered).
 func sameUpstreams(a, b *api.State) bool {
-	if anyAffinity(a) != anyAffinity(b) {
-		return false
-	}
 	for name := range b.PassthroughBackends() {
 		if x, y := a.Backends[name], b.Backends[name]; x == nil || y == nil || x.Version != y.Version {
 			return false
@@ -56,14 +51,4 @@ func sameUpstreams(a, b *api.State) bool {
 		}
 	}
 	return true
-}
-
-// anyAffinity says whether a backend of s has session affinity.
-func anyAffinity(s *api.State) bool {
-	for _, b := range s.Backends {
-		if b.Affinity != nil {
-			return true
-		}
-	}
-	return false
 }

@@ -10,10 +10,11 @@ import (
 	"github.com/restyplane/restyplane/openresty/render"
 )
 
-// TestDrainMarksEveryKindOfAnswer: during a drain, the answers that no balancer sees (a
-// location's own return, an access policy's refusal) and a proxied answer in a location
-// with add_headers of its own each say "close" once, after nginx's "keep-alive"; with a
-// backend that has affinity, whose header filter runs for every answer, still once.
+// TestDrainMarksEveryKindOfAnswer: during a drain, a location's own answer, an access
+// policy's refusal and a proxied answer in a location with add_headers of its own each
+// say "close" once, after nginx's "keep-alive", with and without a backend that has
+// affinity (whose cookie the same header filter sets); a backend pushed during the drain
+// is drained too.
 func TestDrainMarksEveryKindOfAnswer(t *testing.T) {
 	up := startUpstream(t, "a", 0)
 	for _, affinity := range []bool{false, true} {

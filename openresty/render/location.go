@@ -54,9 +54,6 @@ type serverView struct {
 	Port, TLSPort, HTTPSPort int
 	Listens                  []listenView
 	OwnDefault               bool
-	// Drain runs the drain's header filter in the whole block, for its own answers;
-	// DrainLocations, in those of its locations that say Drain (see drain.go).
-	Drain, DrainLocations bool
 }
 
 // locationView is one nginx location block.
@@ -113,8 +110,6 @@ type locationView struct {
 	WAF *wafView
 	// Mirrors are the internal locations that copy the location's requests.
 	Mirrors []string
-	// Drain runs the drain's header filter here: nginx may answer without the balancer.
-	Drain bool
 }
 
 // rewriteView is a prefix location's rewrite as two rewrite directives: RestRe captures

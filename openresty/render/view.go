@@ -58,9 +58,6 @@ type confView struct {
 	// the instance's own HTTPS socket, where the 404 block then listens too.
 	PortDefaults []listenView
 	HTTPSDefault bool
-	// Affinity says a backend has session affinity: the header filter runs at http level
-	// (see drain.go).
-	Affinity bool
 }
 
 // realIPView is the realip module's directives: From are CIDRs of api's grammar.
@@ -193,7 +190,6 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 	}
 	v.resolveWAF(opts) // policies
 	v.redirectPorts()
-	v.drainFilters(cfg.Backends)
 	if err := v.ownListens(); err != nil {
 		return nil, err
 	}

@@ -5,11 +5,9 @@
 local json = require("restyplane.json")
 local backend = require("restyplane.backend")
 local versioned = require("restyplane.versioned")
-local drain = require("restyplane.drain")
 
 local dict = ngx.shared.restyplane_backends
--- A version written during a drain carries its mark (see restyplane.drain).
-local store = versioned.new(dict, "b", drain.flags)
+local store = versioned.new(dict, "b")
 local _M = {}
 
 -- cache maps a backend name to its decoded form in this worker; stateful counts the
@@ -30,18 +28,16 @@ local function put(name, c)
 end
 
 -- get returns the worker's copy of a backend, decoding it again only when the version in
--- the shared dict moved: one dict read per request, with a key the copy keeps. Its second
--- result is the version key's user flags, which say whether a reload drains (see
--- restyplane.drain).
+-- the shared dict moved: one dict read per request, with a key the copy keeps.
 function _M.get(name)
     local c = cache[name]
-    local ver, flags = store:version(name, c and c.key)
+    local ver = store:version(name, c and c.key)
     if not ver then
         put(name, nil)
         return nil
     end
     if c and c.version == ver then
-        return c, flags
+        return c
     end
     local raw = store:body(name)
     local b = raw and json.decode(raw)
@@ -54,7 +50,7 @@ function _M.get(name)
     c = backend.build(b)
     c.key = versioned.key(name)
     put(name, c)
-    return c, flags
+    return c
 end
 
 -- cached returns the worker's copy of a backend as the balancer last saw it, without

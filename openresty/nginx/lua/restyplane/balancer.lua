@@ -1,7 +1,7 @@
--- restyplane.balancer picks the peer for each upstream attempt (balancer_by_lua) and marks
--- the answer while a reload drains, sets the affinity cookie (header_filter_by_lua) and
--- feeds response times back to EWMA (log_by_lua). The location names its backend in
--- $rp_backend, or, in a block that prefixes share, in $rp_routes.
+-- restyplane.balancer picks the peer for each upstream attempt (balancer_by_lua), sets the
+-- affinity cookie (header_filter_by_lua) and feeds response times back to EWMA
+-- (log_by_lua). The location names its backend in $rp_backend, or, in a block that prefixes
+-- share, in $rp_routes.
 local ngx_balancer = require("ngx.balancer")
 local backends = require("restyplane.backends")
 local canary = require("restyplane.canary")
@@ -73,15 +73,7 @@ local function first_attempt()
             var.rp_backend = name
         end
     end
-    local b, draining = nil, nil
-    if name and name ~= "" then
-        b, draining = backends.get(name)
-    end
-    if draining then
-        -- While a reload drains, the answer asks the client to close (restyplane.drain):
-        -- marked here, a proxied request needs no header filter for it.
-        drain.mark()
-    end
+    local b = name and name ~= "" and backends.get(name)
     if not b then
         ngx.log(ngx.ERR, "restyplane: backend \"", name, "\" has not been pushed")
         return ngx.exit(500)
@@ -180,10 +172,9 @@ function _M.state()
     return nil
 end
 
--- header_filter asks the client to close its connection while a reload drains and sets
--- the affinity cookie when the request did not already carry it. The conf runs it at http
--- level, for every answer, only while a backend has affinity; otherwise the balancer and
--- restyplane.drain's filter, where the conf runs it, do the drain's part.
+-- header_filter asks the client to close its connection while a reload drains (it runs at
+-- http level, so for every answer, the proxy's and nginx's own) and sets the affinity
+-- cookie when the request did not already carry it.
 function _M.header_filter()
     drain.header_filter()
     local st = _M.state()

@@ -8,7 +8,6 @@
 -- that spec asks; under ingress-nginx's it is answered "*", as ingress-nginx does, which
 -- browsers refuse for credentialed requests: no site gets a user's credentials by default.
 local cjson = require("cjson.safe")
-local drain = require("restyplane.drain")
 
 local _M = {}
 
@@ -65,7 +64,6 @@ function _M.rewrite(json)
     local c = decode(json)
     if not allowed(c, origin) then
         if c.refuse and ngx.req.get_method() == "OPTIONS" and ngx.var.http_access_control_request_method then
-            drain.answer() -- no header filter runs here: see restyplane.drain
             return ngx.exit(ngx.HTTP_FORBIDDEN) -- a preflight refused, without CORS headers
         end
         return
@@ -87,7 +85,6 @@ function _M.rewrite(json)
     if ngx.req.get_method() ~= "OPTIONS" then
         return
     end
-    drain.answer() -- no header filter runs here: see restyplane.drain
     ngx.status = 204
     ngx.header["Access-Control-Allow-Methods"] = asked(c.methods, v.http_access_control_request_method)
     ngx.header["Access-Control-Allow-Headers"] = asked(c.headers, v.http_access_control_request_headers)

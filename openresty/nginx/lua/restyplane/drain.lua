@@ -13,12 +13,6 @@
 --
 -- The flag lives in a shared dict, which every worker sees and which survives reloads, with
 -- an expiry so that an applier that dies mid-reload never leaves the proxy draining.
---
--- A proxied request learns of the flag for free: the balancer reads its backend's version
--- key ("v:<name>", restyplane.versioned) on every request anyway, and set marks every
--- version key with the user flag FLAG, which that same read returns. Only a request whose
--- version key carries it reads the flag itself (its expiry). The answers nginx makes
--- without a balancer are marked by header_filter, where the conf runs it.
 local dict = ngx.shared.restyplane_backends
 
 local _M = {}
@@ -26,42 +20,17 @@ local _M = {}
 -- KEY sits beside backends.lua's "meta:version", outside its "v:" and "b:" names.
 local KEY = "meta:drain"
 
--- FLAG is the user flag of the version keys while the flag is up.
-_M.FLAG = 1
-
--- mark_versions gives every version key the user flags f, keeping its value.
-local function mark_versions(f)
-    for _, k in ipairs(dict:get_keys(0)) do
-        if k:sub(1, 2) == "v:" then
-            local v, old = dict:get(k)
-            if v ~= nil and (old or 0) ~= f then
-                dict:set(k, v, 0, f)
-            end
-        end
-    end
-end
-
 -- set raises the flag for seconds at most; its value is the time it ends.
 function _M.set(seconds)
     local ok, err = dict:safe_set(KEY, ngx.now() + seconds, seconds)
     if not ok then
         return nil, "store the drain flag: " .. tostring(err)
     end
-    mark_versions(_M.FLAG)
     return true
 end
 
--- clear lowers the flag. (A flag that expired instead leaves the version keys marked
--- until the next clear: their requests read the flag, and find it down.)
 function _M.clear()
     dict:delete(KEY)
-    mark_versions(0)
-end
-
--- flags returns the user flags a version key written now takes: FLAG while the flag is
--- up, so that a backend pushed during a drain is drained too.
-function _M.flags()
-    return dict:get(KEY) ~= nil and _M.FLAG or 0
 end
 
 -- active says whether the flag is up; an expired one reads as nil.
@@ -84,34 +53,13 @@ local function keeps_alive()
     return false
 end
 
--- mark asks for "Connection: close" on this request's answer while the flag is up: it sets
--- $rp_drain, which nginx.conf's add_header turns into the header. The balancer calls it
--- for a request whose version key carries FLAG, before the answer is known: an upgrade
--- request is left alone, since its 101 answer's "Connection: upgrade" is what switches
--- the protocol (a refused upgrade during a drain is not told to close).
-function _M.mark()
-    if not dict:get(KEY) or not keeps_alive() or ngx.var.http_upgrade then
-        return
-    end
-    ngx.var.rp_drain = "close"
-end
-
--- answer marks an answer Lua makes in place of the upstream's (an access policy's refusal,
--- a CORS preflight's), in a location that runs no header filter.
-function _M.answer()
-    if not dict:get(KEY) or not keeps_alive() then
-        return
-    end
-    ngx.var.rp_drain = "close"
-end
-
--- header_filter marks the answers nginx makes without a balancer, where the conf runs it;
--- a 101 answer is left alone.
+-- header_filter marks the answer "Connection: close" while the flag is up. A 101 answer is
+-- left alone: its "Connection: upgrade" is what switches the protocol.
 function _M.header_filter()
     if not dict:get(KEY) or ngx.status == 101 or not keeps_alive() then
         return
     end
-    ngx.var.rp_drain = "close"
+    ngx.header["Connection"] = "close"
 end
 
 return _M

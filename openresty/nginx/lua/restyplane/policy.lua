@@ -5,7 +5,6 @@
 -- rate reaches traffic on the next request without a reload.
 local json = require("restyplane.json")
 local cidr = require("restyplane.cidr")
-local drain = require("restyplane.drain")
 local limit = require("restyplane.limit")
 local versioned = require("restyplane.versioned")
 
@@ -72,13 +71,6 @@ local function get(name)
     return c
 end
 
--- refuse answers status in place of the upstream, marked while a reload drains (no header
--- filter runs for a location that proxies: see restyplane.drain).
-local function refuse(status)
-    drain.answer()
-    return ngx.exit(status)
-end
-
 -- access enforces the named policy: 403 for an address the lists refuse, the policy's
 -- status past a limit. A policy the conf names but that was never pushed (shared memory
 -- emptied by a restart, before the applier's full push) fails closed with 503.
@@ -86,28 +78,28 @@ function _M.access(name)
     local p = get(name)
     if not p then
         ngx.log(ngx.ERR, "restyplane: policy ", name, " has not been pushed")
-        return refuse(503)
+        return ngx.exit(503)
     end
     local addr = cidr.normalize(ngx.var.binary_remote_addr or "")
     if p.deny and cidr.match(p.deny, addr) then
-        return refuse(403)
+        return ngx.exit(403)
     end
     if p.allow and not cidr.match(p.allow, addr) then
-        return refuse(403)
+        return ngx.exit(403)
     end
     if not (p.rps or p.rpm or p.conns) or (p.exempt and cidr.match(p.exempt, addr)) then
         return
     end
     if p.rps and not limit.rate(p.rps_key .. addr, p.rps, p.rps_burst) then
-        return refuse(p.status)
+        return ngx.exit(p.status)
     end
     if p.rpm and not limit.rate(p.rpm_key .. addr, p.rpm, p.rpm_burst) then
-        return refuse(p.status)
+        return ngx.exit(p.status)
     end
     if p.conns then
         local key = "c|" .. name .. "|" .. addr
         if not limit.enter(key, p.conns) then
-            return refuse(p.status)
+            return ngx.exit(p.status)
         end
         ngx.ctx.rp_conn = key
         inside = inside + 1

@@ -5,10 +5,9 @@
 local _M = {}
 local mt = { __index = _M }
 
--- new returns the store of dict whose bodies go under tag. flags, when given, returns the
--- user flags a version key is written with (restyplane.drain's mark).
-function _M.new(dict, tag, flags)
-    return setmetatable({ dict = dict, prefix = tag .. ":", flags = flags }, mt)
+-- new returns the store of dict whose bodies go under tag.
+function _M.new(dict, tag)
+    return setmetatable({ dict = dict, prefix = tag .. ":" }, mt)
 end
 
 -- names lists the stored names, sorted.
@@ -29,8 +28,7 @@ function _M.key(name)
     return "v:" .. name
 end
 
--- version returns the stored version of name, or nil, and its user flags (nil for none);
--- key, when given, is _M.key(name).
+-- version returns the stored version of name, or nil; key, when given, is _M.key(name).
 function _M:version(name, key)
     return self.dict:get(key or "v:" .. name)
 end
@@ -67,7 +65,7 @@ function _M:write(what, version, items, deleted, replace)
         local old = self.dict:get(self.prefix .. it.name)
         local ok, err = self.dict:safe_set(self.prefix .. it.name, it.body)
         if ok then
-            ok, err = self.dict:safe_set("v:" .. it.name, version, 0, self.flags and self.flags() or 0)
+            ok, err = self.dict:safe_set("v:" .. it.name, version)
             if not ok and old then
                 -- The body moved but not its version: put the old body back.
                 self.dict:safe_set(self.prefix .. it.name, old)
