@@ -78,16 +78,24 @@ end
 
 -- log counts the request; st is its balancer state (balancer.state), nil for a request
 -- to a backend that keeps none. server and backend are the names the location gives, or
--- nil for those $rp_server and $rp_backend hold.
-function _M.log(st, server, backend)
+-- nil for those $rp_server and $rp_backend hold. direct says that every answer below 400
+-- of the location is its upstream's (render's locationView.Direct): such an answer is
+-- counted from the status sent, and only the others read $upstream_status.
+function _M.log(st, server, backend, direct)
+    local code = ngx.status
     local s = server or var.rp_server
     if s and s ~= "" then
         add(pending.r, s)
-        if ngx.status >= 500 then
+        if code >= 500 then
             add(pending.e, s)
         end
     end
-    local status = lastStatus()
+    local status
+    if direct and code < 400 then
+        status = code
+    else
+        status = lastStatus()
+    end
     if not status then
         return
     end

@@ -9,9 +9,11 @@ local _M = {}
 
 -- log is the whole log phase. A location that proxies to one backend names its server
 -- and backend (log_by_lua in the location); any other leaves them nil, for the variables.
-function _M.log(server, backend)
+-- direct says that the location's answers below 400 are all its upstream's (see
+-- render.locationView.Direct and restyplane.count).
+function _M.log(server, backend, direct)
     local st = balancer.state()
-    count.log(st, server, backend)
+    count.log(st, server, backend, direct)
     balancer.log(st)
     policy.log()
 end
