@@ -11,8 +11,8 @@ import (
 // RequestMatch restricts a location to requests that also match these conditions, as
 // Gateway API's HTTPRouteMatch does beyond the path: every condition given must hold.
 // Among the locations whose paths match a request, one with conditions that do not hold is
-// passed over for the next in precedence (see ConditionOrder), down to 404 when none is
-// left.
+// passed over for the next in precedence (the order of the server's locations), down to
+// 404 when none is left.
 type RequestMatch struct {
 	// Method is the request's method, one of Methods.
 	Method string `json:"method,omitempty" enums:"GET,HEAD,POST,PUT,DELETE,CONNECT,OPTIONS,TRACE,PATCH" example:"GET"`
@@ -21,7 +21,17 @@ type RequestMatch struct {
 	// Query parameters must all match; names are exact (case-sensitive), each named once.
 	// A parameter given twice in a request is matched by its first value.
 	Query []ValueMatch `json:"query,omitempty"`
+	// Scheme is the request's scheme, http or https: a Gateway API route attached to a
+	// Gateway's HTTP listener alone, or to its HTTPS listener alone, answers on that
+	// scheme only, though one server holds the host on both.
+	Scheme string `json:"scheme,omitempty" enums:"http,https" example:"https"`
 }
+
+// Request schemes a condition may name.
+const (
+	SchemeHTTP  = "http"
+	SchemeHTTPS = "https"
+)
 
 // ValueMatch is one header or query parameter condition.
 type ValueMatch struct {
@@ -61,8 +71,11 @@ func (m *RequestMatch) validate() error {
 	if m == nil {
 		return nil
 	}
-	if m.Method == "" && len(m.Headers) == 0 && len(m.Query) == 0 {
-		return Invalid("when", "when needs a method, a header or a query condition; leave it out to match every request")
+	if m.Method == "" && len(m.Headers) == 0 && len(m.Query) == 0 && m.Scheme == "" {
+		return Invalid("when", "when needs a method, a header, a query or a scheme condition; leave it out to match every request")
+	}
+	if m.Scheme != "" && m.Scheme != SchemeHTTP && m.Scheme != SchemeHTTPS {
+		return Invalid("when.scheme", "scheme must be http or https")
 	}
 	if m.Method != "" && !slices.Contains(Methods, m.Method) {
 		return Invalid("when.method", "method must be one of %s", strings.Join(Methods, ", "))
@@ -144,7 +157,7 @@ func (m *RequestMatch) Key() string {
 		slices.SortFunc(out, func(a, b cond) int { return strings.Compare(a.N, b.N) })
 		return out
 	}
-	b, _ := json.Marshal([]any{m.Method, canon(m.Headers, true), canon(m.Query, false)}) // strings only: it cannot fail
+	b, _ := json.Marshal([]any{m.Method, canon(m.Headers, true), canon(m.Query, false), m.Scheme}) // strings only: it cannot fail
 	return string(b)
 }
 

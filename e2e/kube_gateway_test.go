@@ -26,6 +26,7 @@ func TestGatewayAPI(t *testing.T) {
 	t.Run("BackendTLSPolicyVerifiesTheBackend", func(t *testing.T) { testBackendTLSPolicy(t, k) })
 	t.Run("UnresolvedBackendShareAnswers500", func(t *testing.T) { testUnresolvedShare(t, k) })
 	t.Run("AnAddressPerGateway", func(t *testing.T) { testGatewayAddresses(t, k) })
+	t.Run("RedirectToHTTPSBesideTheApplication", func(t *testing.T) { testHTTPToHTTPSRedirect(t, k) })
 }
 
 // httpGateway creates a Gateway "gw" of the test's namespace with an HTTP listener "http"

@@ -69,6 +69,46 @@ func (rp *routePlan) entries() []routeEntry {
 	return out
 }
 
+// withSchemes limits the route's locations on a server that some route reaches through
+// an HTTPS listener (overTLS) to the scheme of its own listener there, when it reaches the
+// server through the proxy's plain-HTTP port alone or through HTTPS alone: one server
+// holds a host for both, and a route answers for the listeners it is attached to only
+// (the spec's redirect to HTTPS on the HTTP listener beside the application on the HTTPS
+// one, say). A server no route reaches over HTTPS keeps its locations unconditioned.
+func withSchemes(es []routeEntry, overTLS map[string]bool) []routeEntry {
+	plain, tls := map[string]bool{}, map[string]bool{}
+	for _, e := range es {
+		switch {
+		case e.tls != nil:
+			tls[e.server] = true
+		case e.port == 0:
+			plain[e.server] = true
+		}
+	}
+	out := make([]routeEntry, len(es))
+	for i, e := range es {
+		out[i] = e
+		scheme := ""
+		switch {
+		case !overTLS[e.server]:
+		case e.tls != nil && !plain[e.server]:
+			scheme = api.SchemeHTTPS
+		case e.tls == nil && e.port == 0 && !tls[e.server]:
+			scheme = api.SchemeHTTP
+		}
+		if scheme == "" {
+			continue
+		}
+		w := api.RequestMatch{Scheme: scheme}
+		if e.loc.When != nil {
+			w = *e.loc.When
+			w.Scheme = scheme
+		}
+		out[i].loc.When = &w
+	}
+	return out
+}
+
 // serverKey keys the server of a host on a listener's port of its own (0 for the proxy's)
 // at a Gateway's address of its own ("" for the proxy's) in the merge: the host alone on
 // the proxy's own, as an Ingress's.

@@ -27,6 +27,17 @@ func (m *merge) claimGatewayRoutes(gp *gatewayPlan, spend *spending) {
 	if gp == nil {
 		return
 	}
+	all, overTLS := map[*routePlan][]routeEntry{}, map[string]bool{}
+	for _, rp := range gp.routes {
+		if rp.accepted() {
+			all[rp] = rp.entries()
+			for _, e := range all[rp] {
+				if e.tls != nil {
+					overTLS[e.server] = true
+				}
+			}
+		}
+	}
 	for _, rp := range gp.routes {
 		if !rp.accepted() {
 			continue
@@ -35,7 +46,7 @@ func (m *merge) claimGatewayRoutes(gp *gatewayPlan, spend *spending) {
 			rp.refusal = why
 			continue
 		}
-		entries := rp.entries()
+		entries := withSchemes(all[rp], overTLS)
 		if why := spend.take(rp.meta.Namespace, len(entries), routeCertificates(entries)); why != "" {
 			rp.warn(ReasonLimitExceeded, "not applied: %s", why)
 			rp.refusal = why

@@ -9,7 +9,8 @@ import (
 )
 
 // Conditional locations. nginx picks a location by its path alone, and the Gateway API's
-// precedence goes on to the method, headers and query parameters, falling through to the
+// precedence goes on to the method, headers and query parameters (and a listener's
+// scheme, where one server holds a host for two listeners), falling through to the
 // next candidate, a shorter prefix included, when a candidate's conditions do not hold. So
 // a server block with any location that has When renders all its locations as named
 // locations, and one "location /" whose rewrite phase runs restyplane.match: it looks the
@@ -40,6 +41,7 @@ type routeCandidate struct {
 	Method   string      `json:"method,omitempty"`
 	Headers  []valueCond `json:"headers,omitempty"`
 	Query    []valueCond `json:"query,omitempty"`
+	Scheme   string      `json:"scheme,omitempty"`
 	when     string      // the conditions' canonical key, to find two alike
 }
 
@@ -86,7 +88,7 @@ func namedLocation(base locationView, l *api.Location, name string) locationView
 func (t *routeTable) add(l *api.Location, name string) {
 	c := routeCandidate{Location: name}
 	if w := l.When; w != nil {
-		c.Method, c.when = w.Method, w.Key()
+		c.Method, c.Scheme, c.when = w.Method, w.Scheme, w.Key()
 		for _, h := range w.Headers {
 			c.Headers = append(c.Headers, newValueCond("http_"+strings.ToLower(strings.ReplaceAll(h.Name, "-", "_")), h))
 		}

@@ -1,5 +1,5 @@
 -- restyplane.match routes the requests of a server block whose locations have conditions
--- (a method, headers, query parameters; Gateway API's matches). The block's locations are
+-- (a method, headers, query parameters, a scheme; Gateway API's matches). The block's locations are
 -- named locations, and its one "location /" calls route: the request's path is looked up
 -- as nginx would (the exact path, the regexes in order, then the prefixes from the
 -- longest down, "/" last), each path's candidates come in precedence order, and the first
@@ -71,6 +71,9 @@ end
 -- holds tests a candidate's conditions; req caches the request's query arguments.
 local function holds(c, req)
     if c.method and c.method ~= ngx.req.get_method() then
+        return false
+    end
+    if c.scheme and c.scheme ~= ngx.var.scheme then
         return false
     end
     for _, h in ipairs(c.headers or {}) do
