@@ -3,6 +3,7 @@ package reconciler
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"time"
 
@@ -63,27 +64,43 @@ func writeParents[R interface {
 // ownParents returns have with the parents of controller replaced by want (each keeping
 // its conditions' transition times), and whether that changes anything.
 func ownParents(have, want []gatewayv1.RouteParentStatus, controller string) ([]gatewayv1.RouteParentStatus, bool) {
-	var out, mine []gatewayv1.RouteParentStatus
-	for _, h := range have {
-		if string(h.ControllerName) == controller {
-			mine = append(mine, h)
+	return ownStatuses(have, want, controller, math.MaxInt, func(p *gatewayv1.RouteParentStatus) (string, any, *[]metav1.Condition) {
+		return string(p.ControllerName), p.ParentRef, &p.Conditions
+	})
+}
+
+// ownStatuses returns have with the entries of controller replaced by want, each keeping
+// the transition times of its conditions where they did not change, at most max in all,
+// and whether that changes anything: the parents of a route's status and the ancestors of
+// a policy's, of which every controller writes its own and leaves the others'. of gives
+// an entry's controller, reference and conditions.
+func ownStatuses[T any](have, want []T, controller string, max int, of func(*T) (string, any, *[]metav1.Condition)) ([]T, bool) {
+	var out, mine []T
+	for i := range have {
+		if c, _, _ := of(&have[i]); c == controller {
+			mine = append(mine, have[i])
 		} else {
-			out = append(out, h)
+			out = append(out, have[i])
 		}
 	}
 	changed := len(mine) != len(want)
-	for i, w := range want {
+	for i := range want {
+		w := want[i]
+		_, ref, conds := of(&w)
 		var old []metav1.Condition
-		for _, m := range mine {
-			if reflect.DeepEqual(m.ParentRef, w.ParentRef) {
-				old = m.Conditions
+		for j := range mine {
+			if _, r, c := of(&mine[j]); reflect.DeepEqual(r, ref) {
+				old = *c
 			}
 		}
-		w.Conditions = keepTransitions(old, w.Conditions)
-		if !changed && (!reflect.DeepEqual(mine[i].ParentRef, w.ParentRef) || !sameConditions(mine[i].Conditions, w.Conditions)) {
-			changed = true
+		*conds = keepTransitions(old, *conds)
+		if !changed {
+			_, r, c := of(&mine[i])
+			changed = !reflect.DeepEqual(r, ref) || !sameConditions(*c, *conds)
 		}
-		out = append(out, w)
+		if len(out) < max {
+			out = append(out, w)
+		}
 	}
 	return out, changed
 }

@@ -3,7 +3,6 @@ package reconciler
 import (
 	"context"
 	"fmt"
-	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -121,31 +120,10 @@ func saidByPolicy(as []gatewayv1.PolicyAncestorStatus, controller string) bool {
 }
 
 // ownAncestors returns have with the ancestors of controller replaced by want (each
-// keeping its conditions' transition times), and whether that changes anything.
+// keeping its conditions' transition times), at most maxPolicyAncestors in all, and
+// whether that changes anything.
 func ownAncestors(have, want []gatewayv1.PolicyAncestorStatus, controller string) ([]gatewayv1.PolicyAncestorStatus, bool) {
-	var out, mine []gatewayv1.PolicyAncestorStatus
-	for _, h := range have {
-		if string(h.ControllerName) == controller {
-			mine = append(mine, h)
-		} else {
-			out = append(out, h)
-		}
-	}
-	changed := len(mine) != len(want)
-	for i, w := range want {
-		var old []metav1.Condition
-		for _, m := range mine {
-			if reflect.DeepEqual(m.AncestorRef, w.AncestorRef) {
-				old = m.Conditions
-			}
-		}
-		w.Conditions = keepTransitions(old, w.Conditions)
-		if !changed && (!reflect.DeepEqual(mine[i].AncestorRef, w.AncestorRef) || !sameConditions(mine[i].Conditions, w.Conditions)) {
-			changed = true
-		}
-		if len(out) < maxPolicyAncestors {
-			out = append(out, w)
-		}
-	}
-	return out, changed
+	return ownStatuses(have, want, controller, maxPolicyAncestors, func(a *gatewayv1.PolicyAncestorStatus) (string, any, *[]metav1.Condition) {
+		return string(a.ControllerName), a.AncestorRef, &a.Conditions
+	})
 }
