@@ -26,7 +26,8 @@ func (in *Instance) rotateLogs() {
 		case <-t.C:
 		}
 		rotated := false
-		for _, f := range []string{in.l.ErrorLog(), in.l.AccessLog(), in.l.stderrLog()} {
+		w := in.workers()
+		for _, f := range []string{w.ErrorLog(), w.AccessLog(), in.l.stderrLog()} {
 			if fi, err := os.Stat(f); err == nil && fi.Size() > in.opts.MaxLogBytes {
 				if err := os.Rename(f, f+".1"); err != nil {
 					in.opts.Logger.Warn("rotate nginx log", "file", f, "err", err)

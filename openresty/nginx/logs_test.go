@@ -58,9 +58,11 @@ func TestLogsStayBounded(t *testing.T) {
 		o.MaxLogBytes, o.LogCheckEvery = maxLog, 20*time.Millisecond
 	})
 	push(t, in, 1, backend("b", up))
-	before := dirBytes(t, in.Prefix())
+	// The logs are in the worker directory: the prefix when the workers can reach it.
+	wd := in.Options().RenderOptions("").Workers().String()
+	before := dirBytes(t, wd)
 	largeHeaderTraffic(t, in, "logs.test", 3000)
-	logs := filepath.Join(in.Prefix(), "logs")
+	logs := filepath.Join(wd, "logs")
 	size := func(f string) int64 {
 		fi, err := os.Stat(filepath.Join(logs, f))
 		if err != nil {
@@ -80,7 +82,7 @@ func TestLogsStayBounded(t *testing.T) {
 			t.Errorf("%s holds %d bytes, cap %d", f, n, maxLog)
 		}
 	}
-	if grown := dirBytes(t, in.Prefix()) - before; grown > 12*maxLog {
+	if grown := dirBytes(t, wd) - before; grown > 12*maxLog {
 		t.Errorf("the prefix grew by %d bytes under 21 MiB of access log, want at most %d", grown, 12*maxLog)
 	}
 	// A request after the rotation lands in the current file. The loop above may end while
@@ -139,7 +141,7 @@ func TestLogsToStdio(t *testing.T) {
 	if !strings.Contains(got, "stdio.test") {
 		t.Errorf("the access log did not reach the given descriptor (%d bytes there)", len(got))
 	}
-	if n := dirBytes(t, filepath.Join(in.Prefix(), "logs")); n > 64<<10 {
+	if n := dirBytes(t, in.Options().RenderOptions("").Workers().Path("logs")); n > 64<<10 {
 		t.Errorf("the prefix's logs hold %d bytes, want none of the traffic's 1.6 MiB", n)
 	}
 }

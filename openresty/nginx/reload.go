@@ -84,7 +84,7 @@ func (in *Instance) reload(ctx context.Context, conf []byte, certs []api.Certifi
 		return err
 	}
 	in.drain(ctx)
-	logStart, old := fileSize(in.l.ErrorLog()), children(in.PID())
+	logStart, old := fileSize(in.workers().ErrorLog()), children(in.PID())
 	err = in.hup()
 	if err == nil {
 		err = in.confirm(ctx, generation, old, logStart)
@@ -117,7 +117,7 @@ func (in *Instance) restore(prev, prevGen string) {
 	if st, err := in.admin.Status(ctx); err == nil && st.Generation == prevGen {
 		return
 	}
-	logStart, old := fileSize(in.l.ErrorLog()), children(in.PID())
+	logStart, old := fileSize(in.workers().ErrorLog()), children(in.PID())
 	if err := in.hup(); err != nil {
 		in.opts.Logger.Error("reload the previous nginx.conf", "err", err)
 		return
@@ -179,7 +179,7 @@ func (in *Instance) confirm(ctx context.Context, generation string, old map[int]
 			}
 			last = fmt.Sprintf("workers %v of the previous conf still accept connections", accepting)
 		}
-		if emerg := emergSince(in.l.ErrorLog(), logStart); emerg != "" {
+		if emerg := emergSince(in.workers().ErrorLog(), logStart); emerg != "" {
 			return fmt.Errorf("nginx refused the conf: %s", emerg)
 		}
 		select {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -52,7 +51,7 @@ func TestSharedBlockRoutesAndLogs(t *testing.T) {
 // accessLog reads the instance's access log: the backend logged for each URI.
 func accessLog(t *testing.T, in *nginx.Instance) map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(in.Options().Prefix, "logs", "access.log"))
+	f, err := os.Open(in.Options().RenderOptions("").Workers().AccessLog())
 	if err != nil {
 		t.Fatal(err)
 	}

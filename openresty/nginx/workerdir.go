@@ -74,7 +74,7 @@ func reachable(dir string, uid int) bool {
 // prepareWorkerDir makes the worker directory and its chain under workersRoot, each
 // 0711 and root's: the workers pass through, nobody lists them.
 func prepareWorkerDir(dir string) error {
-	for _, d := range []string{filepath.Dir(workersRoot), workersRoot, dir, filepath.Join(dir, "tmp")} {
+	for _, d := range []string{filepath.Dir(workersRoot), workersRoot, dir, filepath.Join(dir, "tmp"), filepath.Join(dir, "logs")} {
 		if err := os.MkdirAll(d, 0o711); err != nil {
 			return fmt.Errorf("create worker directory %s: %w", d, err)
 		}
@@ -84,6 +84,9 @@ func prepareWorkerDir(dir string) error {
 	}
 	return nil
 }
+
+// workers is the layout of what the workers open: the worker directory's, or the prefix's.
+func (in *Instance) workers() render.Layout { return in.opts.RenderOptions("").Workers() }
 
 // prepare lays out the prefix and, when the workers have a directory of their own, that
 // directory.

@@ -222,9 +222,11 @@ type confPaths struct {
 	Cache string
 }
 
-// The temporary files live in the worker directory w, which the workers can reach.
+// The temporary files and the logs live in the worker directory w, which the workers can
+// reach: they open the logs again when nginx is told to (USR1, after a rotation), and a
+// log they cannot open again is written on, rotated away, without end.
 func (l Layout) confPaths(w Layout) confPaths {
-	return confPaths{Pid: l.PidFile(), Lock: l.LockFile(), ErrorLog: l.ErrorLog(), AccessLog: l.AccessLog(),
+	return confPaths{Pid: l.PidFile(), Lock: l.LockFile(), ErrorLog: w.ErrorLog(), AccessLog: w.AccessLog(),
 		Socket: "unix:" + l.Socket(), DefaultCert: l.DefaultCert(), DefaultKey: l.DefaultKey(),
 		ClientBody: w.Tmp("client_body"), Proxy: w.Tmp("proxy"), FastCGI: w.Tmp("fastcgi"),
 		UWSGI: w.Tmp("uwsgi"), SCGI: w.Tmp("scgi"), Cache: w.Tmp("cache")}
