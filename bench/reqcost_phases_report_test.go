@@ -15,7 +15,7 @@ func phasesReport(load string, targets []costTarget, runs [][]costSample, instr 
 		"Each variant is restyplane's nginx.conf for the benchmark's routes as rendered, with one per-request Lua phase taken out, "+
 		"run by the same instance mechanism as restyplane's (render, nginx -t, start, full push); plain nginx is BenchmarkRequestCost's. "+
 		"A phase's cost is the workers' CPU per request with it less without it; its share is that over restyplane's CPU per "+
-		"request less plain nginx's. The last variant keeps the three phases but runs none of restyplane's Lua in them: what it "+
+		"request less plain nginx's. The last variant keeps the two phases but runs none of restyplane's Lua in them: what it "+
 		"takes out is restyplane's own Lua, and what is left over plain nginx is ngx_lua's cost of running a phase (with "+
 		"set_current_peer's parse of the address).  \nLoad average when it ended: %s\n\n", costRoutes[0].name, costShape, costRounds, costRun, loadAverage())
 	w.WriteString("| variant | req/s (median) | ratio to as rendered | workers' CPU per request | cost of what it takes out | share |\n|---|---|---|---|---|---|\n")
@@ -64,7 +64,20 @@ func cpuMedian(runs []costSample) time.Duration {
 
 // phasesBefore is this benchmark's tables on the code before each round of changes that
 // took per-request cost out, and what changed.
-const phasesBefore = "\n### Before\n\nThe same benchmark on the code before the last round (main at 27d9490, the run of 2026-11-27 02:34 UTC, " +
+const phasesBefore = "\n### Before this round\n\nThe callgrind table of the run of 2026-11-27 04:36 UTC (main at 4fe2e08), when a " +
+	"proxied request ran three Lua phases (the header filter at http level for the drain and the cookie, a log phase with " +
+	"the counters, EWMA's times and the connection limit's release, and the balancer) and the Host sent upstream came " +
+	"from the $rp_host map in every server:\n\n" +
+	"| variant | instructions per request | cost of what it takes out | share |\n|---|---|---|---|\n" +
+	"| as rendered | 38429 | — | — |\n" +
+	"| without header_filter_by_lua | 36484 | 1945 | 21% |\n" +
+	"| without log_by_lua | 36706 | 1722 | 18% |\n" +
+	"| without balancer_by_lua (static upstream) | 34028 | 4401 | 47% |\n" +
+	"| without the three (no Lua per request) | 30197 | 8231 | 87% |\n" +
+	"| the three doing nothing (the balancer sets the origin's address) | 35722 | 2707 | 29% |\n" +
+	"| plain nginx | 28994 | — | — |\n\n" +
+	"restyplane's instructions per request over plain nginx's: 9435 (33% more).\n" +
+	"\n### Before the round before\n\nThe same benchmark on the code before the last round (main at 27d9490, the run of 2026-11-27 02:34 UTC, " +
 	"load average 6.41 at the start, 7.18 at the end), with the header filter that every answer ran then:\n\n" +
 	"| variant | req/s (median) | ratio to as rendered | workers' CPU per request | cost of what it takes out | share |\n|---|---|---|---|---|---|\n" +
 	"| as rendered | 24379 | 1.000 | 17.2 µs | — | — |\n" +
@@ -103,7 +116,22 @@ const phasesBefore = "\n### Before\n\nThe same benchmark on the code before the 
 	phasesChanges
 
 // phasesChanges is what took the cost out: how each phase does its work, not what it does.
-const phasesChanges = "### What changed in the last round\n\n" +
+const phasesChanges = "### What changed in this round\n\n" +
+	"- **log_by_lua is gone from proxied locations**: what it did is done as the answer's header goes out, in the header " +
+	"filter that every answer runs anyway for the drain: the counters behind automatic rollback, and EWMA's times (now to " +
+	"the upstream's header, $upstream_header_time, instead of to the end of the answer). One Lua phase fewer per request, " +
+	"about 1,500 instructions. A request that ends without an answer (its client left first, 499) has no header phase: " +
+	"it is not counted (it was counted as a request, never as an error), and EWMA counts its peers out of flight when " +
+	"the request's state is collected (ffi.gc), instead of keeping them in flight for good. Only a location with access " +
+	"lists or limits keeps a log phase, which lets a connection limit out when the request ends.\n" +
+	"- **the Host sent upstream**: a server block that is never the default server sends $http_host as it is, without " +
+	"the $rp_host map (about 1,100 instructions: the map lowercases and hashes the host on every request); the map only " +
+	"fills in a missing Host, and nginx routes a request without one to the default server, which keeps it. What is " +
+	"left: an HTTP/1.0 request in absolute form without a Host header is sent to a named server's upstream without one.\n" +
+	"- Tried and not taken: globals set at init for the phases' entry points instead of `require` (about 100 " +
+	"instructions); the Host map keyed to fill in only a missing host (`$http_host$rp_nohost`, as costly as the map), " +
+	"or a server-level `if` (about 450).\n\n" +
+	"### What changed in the round before\n\n" +
 	"- **log_by_lua**: a location whose answers below 400 are all its upstream's (it proxies with no CORS, cache, auth, WAF " +
 	"or error pages) says so to the log phase as a literal, which then counts such an answer from the status it sends instead " +
 	"of reading $upstream_status (a variable's lookup by name and the formatting of its value: the phase ran 2641-3097 instructions, now about 1700); answers of 400 and more still read it, so a refusal " +

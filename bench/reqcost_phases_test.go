@@ -12,16 +12,16 @@ import (
 )
 
 // costPhases are the variants BenchmarkRequestCostPhases compares: restyplane's conf as
-// rendered, then without each of the Lua phases every request runs, then without all of
-// them, then with all three doing nothing: what ngx_lua itself costs, without restyplane's
-// Lua. The balancer's variant proxies to the origin from a static server line.
+// rendered, then without each of the Lua phases every proxied request runs (the header
+// filter, the balancer), then without both, then with both doing nothing: what ngx_lua
+// itself costs, without restyplane's Lua. The balancer's variant proxies to the origin
+// from a static server line.
 func costPhases(origin string) []costVariant {
-	noFilter := cut("    header_filter_by_lua_block {", "\n    }\n")
-	// Every log_by_lua: the http level's, and the proxied locations' own.
-	noLog := func(conf string) (string, bool) {
-		conf, ok := cut("    log_by_lua_block {", "\n    }\n")(conf)
+	// Every header_filter_by_lua: the http level's, and the proxied locations' own.
+	noFilter := func(conf string) (string, bool) {
+		conf, ok := cut("    header_filter_by_lua_block {", "\n    }\n")(conf)
 		for done := true; done; {
-			conf, done = cut("            log_by_lua_block {", "\n            }\n")(conf)
+			conf, done = cut("            header_filter_by_lua_block {", "\n            }\n")(conf)
 		}
 		return conf, ok
 	}
@@ -34,30 +34,24 @@ func costPhases(origin string) []costVariant {
 		return conf[:i] + "server " + origin + ";" + conf[j+len(".balance()\n        }"):], true
 	}
 	none := func(conf string) (string, bool) {
-		ok := true
-		for _, f := range []func(string) (string, bool){noFilter, noLog, static} {
-			var done bool
-			conf, done = f(conf)
-			ok = ok && done
-		}
-		return conf, ok
+		conf, ok := noFilter(conf)
+		conf, done := static(conf)
+		return conf, ok && done
 	}
 	host, port, _ := strings.Cut(origin, ":")
 	idle := func(conf string) (string, bool) {
 		ok := strings.Contains(conf, `require("restyplane.balancer").balance()`)
 		conf = strings.Replace(conf, `require("restyplane.balancer").balance()`,
 			fmt.Sprintf(`require("ngx.balancer").set_current_peer(%q, %s)`, host, port), 1)
-		conf = strings.Replace(conf, `require("restyplane.balancer").header_filter()`, "", 1)
-		conf = regexp.MustCompile(`require\("restyplane\.finish"\)\.log\([^)]*\)`).ReplaceAllString(conf, "")
+		conf = regexp.MustCompile(`require\("restyplane\.finish"\)\.header\([^)]*\)`).ReplaceAllString(conf, "")
 		return conf, ok
 	}
 	return []costVariant{
 		{name: "as rendered"},
 		{name: "without header_filter_by_lua", edit: noFilter},
-		{name: "without log_by_lua", edit: noLog},
 		{name: "without balancer_by_lua (static upstream)", edit: static},
-		{name: "without the three (no Lua per request)", edit: none},
-		{name: "the three doing nothing (the balancer sets the origin's address)", edit: idle},
+		{name: "without the two (no Lua per request)", edit: none},
+		{name: "the two doing nothing (the balancer sets the origin's address)", edit: idle},
 	}
 }
 

@@ -148,7 +148,10 @@ func TestConsistentHashKeepsAKeyOnOnePeer(t *testing.T) {
 }
 
 func TestEWMAPrefersTheFastUpstream(t *testing.T) {
-	fast, slow := startUpstream(t, "fast", 0), startUpstream(t, "slow", 80*time.Millisecond)
+	// The slow one is slower than any stall a loaded machine gives the fast one: peak EWMA
+	// takes a slow answer at once, so a fast upstream that once answered in 100 ms would
+	// look slower than one that always takes 80 ms.
+	fast, slow := startUpstream(t, "fast", 0), startUpstream(t, "slow", 250*time.Millisecond)
 	web := backend("web", fast, slow)
 	web.LoadBalance = api.EWMA
 	in := startNginx(t, config([]api.Backend{web}, server("shop", "shop.test", "/", "web")))

@@ -71,7 +71,7 @@ func checkUpstreamNoInjection(t *testing.T, in upstreamInput) {
 			}
 			seen["name"]++
 		case strings.HasSuffix(s.name, "_set_header") && s.args[0] == "Host" && in.host != "":
-			if s.args[1] != in.host && s.args[1] != "$rp_host" {
+			if s.args[1] != in.host && s.args[1] != "$rp_host" && s.args[1] != "$http_host" {
 				t.Fatalf("%+v: Host %q", in, s.args[1])
 			}
 			seen["host"]++

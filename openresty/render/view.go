@@ -155,7 +155,11 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 	defs := proxyHeaders(s)
 	reached := map[string]bool{}
 	for _, g := range groupByHostnames(servers) {
-		sv, err := newServerView(g.servers, g.hostnames, ups, defs)
+		gdefs := defs
+		if !contains(g.hostnames, api.CatchAllHostname) { // see markCatchAll
+			gdefs = namedServerHeaders(defs)
+		}
+		sv, err := newServerView(g.servers, g.hostnames, ups, gdefs)
 		if err != nil {
 			return nil, &ServerError{g.servers[0].Name, err}
 		}
@@ -169,7 +173,7 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		for _, x := range sv.AuthLocations {
 			addressAuth(x, opts.AuthAddrs)
 		}
-		resolveErrors(&sv, ups, defs) // policies
+		resolveErrors(&sv, ups, gdefs) // policies
 		if err := resolveClientTLS(&sv, caFile); err != nil {
 			return nil, &ServerError{sv.Name, err}
 		}

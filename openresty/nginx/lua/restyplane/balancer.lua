@@ -1,11 +1,10 @@
--- restyplane.balancer picks the peer for each upstream attempt (balancer_by_lua), sets the
--- affinity cookie (header_filter_by_lua) and feeds response times back to EWMA
--- (log_by_lua). The location names its backend in $rp_backend, or, in a block that prefixes
--- share, in $rp_routes.
+-- restyplane.balancer picks the peer for each upstream attempt (balancer_by_lua), and, as
+-- the answer's header goes out (restyplane.finish), sets the affinity cookie and feeds the
+-- attempts' times back to EWMA. The location names its backend in $rp_backend, or, in a
+-- block that prefixes share, in $rp_routes.
 local ngx_balancer = require("ngx.balancer")
 local backends = require("restyplane.backends")
 local canary = require("restyplane.canary")
-local drain = require("restyplane.drain")
 local mirror = require("restyplane.mirror")
 local routes = require("restyplane.routes")
 
@@ -152,6 +151,9 @@ function _M.balance()
     end
     st.tried[peer.id] = true
     st.picked[#st.picked + 1] = peer
+    if b.balancer.observe and not st.unsettled then
+        st.unsettled = b.balancer:settle_at_end(st.picked)
+    end
     set_peer(peer)
     if b.affinity then
         -- The last attempt decides: a cookie that pins the client to the peer that
@@ -176,40 +178,38 @@ function _M.state()
     return nil
 end
 
--- header_filter asks the client to close its connection while a reload drains (it runs at
--- http level, so for every answer, the proxy's and nginx's own) and sets the affinity
--- cookie when the request did not already carry it.
-function _M.header_filter()
-    drain.header_filter()
-    local st = _M.state()
-    local c = st and ngx.ctx.rp_cookie
-    if not c then
+-- header_filter sets the affinity cookie when the request did not already carry it and
+-- reports each attempt's time to a balancer that learns from them (EWMA); st is the
+-- request's state (see state). It runs as the answer's header goes out (restyplane.finish):
+-- an attempt that answered reports its time to the header, one that failed its time to
+-- the failure.
+function _M.header_filter(st)
+    if not st then
         return
     end
-    local existing = ngx.header["Set-Cookie"]
-    if type(existing) == "table" then
-        existing[#existing + 1] = c
-        ngx.header["Set-Cookie"] = existing
-    elseif existing then
-        ngx.header["Set-Cookie"] = { existing, c }
-    else
-        ngx.header["Set-Cookie"] = c
+    local c = ngx.ctx.rp_cookie
+    if c then
+        local existing = ngx.header["Set-Cookie"]
+        if type(existing) == "table" then
+            existing[#existing + 1] = c
+            ngx.header["Set-Cookie"] = existing
+        elseif existing then
+            ngx.header["Set-Cookie"] = { existing, c }
+        else
+            ngx.header["Set-Cookie"] = c
+        end
     end
-end
-
--- log reports each attempt's response time to a balancer that learns from them; st is
--- the request's state (see state).
-function _M.log(st)
-    if not st or not st.backend.balancer.observe then
+    if not st.backend.balancer.observe then
         return
     end
     local times, statuses = {}, {}
-    for t in (var.upstream_response_time or ""):gmatch("[^,:%s]+") do
+    for t in (var.upstream_header_time or ""):gmatch("[^,:%s]+") do
         times[#times + 1] = tonumber(t) or 0
     end
     for s in (var.upstream_status or ""):gmatch("[^,:%s]+") do
         statuses[#statuses + 1] = tonumber(s) or 0
     end
+    st.picked.settled = true
     for i, peer in ipairs(st.picked) do
         local status = statuses[i] or 0
         st.backend.balancer:observe(peer, times[i] or 0, status == 0 or status >= 500)

@@ -1,4 +1,4 @@
--- restyplane.count counts each request (log phase) into the keys restyplane.counters
+-- restyplane.count counts each answer (as its header goes out) into the keys restyplane.counters
 -- reads: per server "r:<server>" requests and "e:<server>" 5xx answers, per backend
 -- "q:<backend>" requests that reached an upstream and "f:<backend>" those it answered with a
 -- 5xx, and the distinct failing clients of the watch epoch ("c:<epoch>:<backend>:<address>"

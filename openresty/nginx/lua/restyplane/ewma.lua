@@ -2,6 +2,8 @@
 -- take the one whose decayed response-time average, times its requests in flight, is
 -- lower. A slower response raises the average at once (the "peak"); faster ones lower it
 -- gradually, and an idle average decays so that a peer that was slow gets tried again.
+local ffi = require("ffi")
+
 local _M = {}
 local mt = { __index = _M }
 
@@ -52,7 +54,27 @@ function _M:pick(tried)
     return p
 end
 
--- observe records one finished attempt at peer.
+-- settle_at_end returns a value for the request to hold: once the request is over and
+-- the value collected, the peers in picked are counted out of flight, unless the answer's
+-- header observed them first (and set picked.settled). A request whose client left before
+-- any answer has no header phase, and its peers would stay in flight for good. The
+-- finalizer holds picked and the balancer, never the value, which it would keep alive.
+function _M:settle_at_end(picked)
+    local stats = self.stats
+    return ffi.gc(ffi.new("char[1]"), function()
+        if picked.settled then
+            return
+        end
+        for _, peer in ipairs(picked) do
+            local s = stats[peer.id]
+            if s then
+                s.inflight = max(0, s.inflight - 1)
+            end
+        end
+    end)
+end
+
+-- observe records one attempt at peer, timed to its answer's header or its failure.
 function _M:observe(peer, rtt, failed)
     local s = self.stats[peer.id]
     if not s then

@@ -1,20 +1,37 @@
--- restyplane.finish is the log phase of every request (log_by_lua at http level): the
--- counters behind automatic rollback, EWMA's response times and the release of a
--- connection limit, with one look at the request's balancer state for all three.
+-- restyplane.finish is what restyplane does once a request's answer is known. Its header
+-- phase (header_filter_by_lua: at http level for every answer, and in each location that
+-- proxies to one backend, with its names as literals) marks the answer for a drain, sets
+-- the affinity cookie, counts the request for automatic rollback and feeds EWMA its time
+-- to the upstream's header. Its log phase (log_by_lua, only in locations with access
+-- lists or limits) lets out a connection limit when the request ends.
+--
+-- All but the connection limit run when the header is sent, not in a log phase of every
+-- request: a Lua phase fewer per request. What changes is what a request that never got
+-- an answer counts (its client left first, nginx's 499): no request, as it was no error.
 local balancer = require("restyplane.balancer")
 local count = require("restyplane.count")
+local drain = require("restyplane.drain")
 local policy = require("restyplane.policy")
 
 local _M = {}
 
--- log is the whole log phase. A location that proxies to one backend names its server
--- and backend (log_by_lua in the location); any other leaves them nil, for the variables.
--- direct says that the location's answers below 400 are all its upstream's (see
--- render.locationView.Direct and restyplane.count).
-function _M.log(server, backend, direct)
+-- header runs as each answer's header goes out. A location that proxies to one backend
+-- names its server and backend; any other leaves them nil, for the variables. direct
+-- says that the location's answers below 400 are all its upstream's (see
+-- render.locationView.Direct and restyplane.count). A subrequest (auth, a mirror's copy)
+-- is part of its main request, which is counted on its own.
+function _M.header(server, backend, direct)
+    drain.header_filter()
+    if ngx.is_subrequest then
+        return
+    end
     local st = balancer.state()
+    balancer.header_filter(st)
     count.log(st, server, backend, direct)
-    balancer.log(st)
+end
+
+-- log is the log phase of a location with access lists or limits.
+function _M.log()
     policy.log()
 end
 
