@@ -122,8 +122,10 @@ const phasesChanges = "### What changed in this round\n\n" +
 	"the upstream's header, $upstream_header_time, instead of to the end of the answer). One Lua phase fewer per request, " +
 	"about 1,500 instructions. A request that ends without an answer (its client left first, 499) has no header phase: " +
 	"it is not counted (it was counted as a request, never as an error), and EWMA counts its peers out of flight when " +
-	"the request's state is collected (ffi.gc), instead of keeping them in flight for good. Only a location with access " +
-	"lists or limits keeps a log phase, which lets a connection limit out when the request ends.\n" +
+	"the request's state is collected (ffi.gc), instead of keeping them in flight for good. Only a location whose policy " +
+	"limits concurrent requests keeps a log phase, which lets the request out of the limit when it ends (the conf says " +
+	"whether a location has such a limit, so a limit where there was none is a reload; its number is still a push): the " +
+	"policy route of BenchmarkRequestCost (an allow list, a rate limit and CORS) runs three Lua phases, not four.\n" +
 	"- **the Host sent upstream**: a server block that is never the default server sends $http_host as it is, without " +
 	"the $rp_host map (about 1,100 instructions: the map lowercases and hashes the host on every request); the map only " +
 	"fills in a missing Host, and nginx routes a request without one to the default server, which keeps it. What is " +

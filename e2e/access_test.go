@@ -174,3 +174,23 @@ func TestAccessListIPv6ThroughREST(t *testing.T) {
 	in.waitSynced()
 	wantStatus(t, in.Proxy, "::1", "shop.test", "/x", 403, "web")
 }
+
+// TestConnectionLimitAddedToAPolicy: the conf says which locations limit concurrent
+// requests (only those run a log phase, which lets each request out when it ends), so a
+// connection limit added to a location whose policy had none reloads, and then holds and
+// lets requests out as any other.
+func TestConnectionLimitAddedToAPolicy(t *testing.T) {
+	in := start(t)
+	g := newGate(t)
+	in.must("POST", "/api/v1/backends", backend("gate", g.ep))
+	conn := location("/conn", "gate")
+	conn["limits"] = map[string]any{"rps": 1000}
+	in.must("POST", "/api/v1/servers", server("shop", "shop.test", conn))
+	in.waitSynced()
+	conn["limits"] = map[string]any{"rps": 1000, "connections": 1}
+	in.must("PUT", "/api/v1/servers/shop", server("shop", "shop.test", conn))
+	if mode := lastApplyMode(in.waitSynced()); mode != "reload" {
+		t.Fatalf("a connection limit where there was none applied as %v, want reload", mode)
+	}
+	checkConnectionLimit(t, in.Proxy, "shop.test", g, 429)
+}

@@ -90,6 +90,10 @@ type locationView struct {
 	// Policy names the location's access lists and limits, which the access
 	// phase looks up in shared memory; empty without them.
 	Policy string
+	// Connections says that the policy limits concurrent requests, whose count a log
+	// phase lets out when each request ends. The conf holds only whether it does, so a
+	// new limit is a push, and a limit where there was none (or none left) a reload.
+	Connections bool
 	// LimitRate and LimitRateAfter are the answer's bandwidth limit.
 	LimitRate, LimitRateAfter string
 	// CORS is the JSON of the location's CORS policy for restyplane.cors, "" without one;
@@ -213,6 +217,7 @@ func newServerView(servers []*api.Server, hostnames []string, ups map[string]ups
 			}
 			if hasPolicy(&l) {
 				base.Policy = policyName(s.Name, i)
+				base.Connections = l.Limits != nil && l.Limits.Connections > 0
 			}
 			if l.Limits != nil {
 				base.LimitRate, base.LimitRateAfter = l.Limits.Rate, l.Limits.RateAfter

@@ -2,8 +2,8 @@
 -- phase (header_filter_by_lua: at http level for every answer, and in each location that
 -- proxies to one backend, with its names as literals) marks the answer for a drain, sets
 -- the affinity cookie, counts the request for automatic rollback and feeds EWMA its time
--- to the upstream's header. Its log phase (log_by_lua, only in locations with access
--- lists or limits) lets out a connection limit when the request ends.
+-- to the upstream's header. Its log phase (log_by_lua, only in locations whose policy
+-- limits concurrent requests) lets out a connection limit when the request ends.
 --
 -- All but the connection limit run when the header is sent, not in a log phase of every
 -- request: a Lua phase fewer per request. What changes is what a request that never got
@@ -30,7 +30,7 @@ function _M.header(server, backend, direct)
     count.log(st, server, backend, direct)
 end
 
--- log is the log phase of a location with access lists or limits.
+-- log is the log phase of a location whose policy limits concurrent requests.
 function _M.log()
     policy.log()
 end
