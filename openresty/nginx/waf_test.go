@@ -94,16 +94,19 @@ func TestWAFAuditLogStaysBounded(t *testing.T) {
 	if size(log+".1") <= 0 {
 		t.Fatalf("%s.1 is missing or empty: the findings before the cut are lost", log)
 	}
-	get(t, proxyAddr(in), "shop.test", xss, "X-Request-ID", "after-the-cut")
+	// ModSecurity writes a finding after its answer, so findings of the burst may still
+	// come and take the file past its cap again, and a cut may take the next finding with
+	// it into .1: the finding is sent again until one starts a file of its own.
 	var b []byte
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for !(strings.Contains(string(b), "after-the-cut") && len(b) < maxLog && b[0] != 0) {
 		if time.Now().After(deadline) {
 			head := b[:min(len(b), 16)]
-			t.Fatalf("the next finding does not start the file again within 5s: %d bytes, starting %q, the finding in it: %v",
+			t.Fatalf("the next finding does not start the file again within 10s: %d bytes, starting %q, the finding in it: %v",
 				len(b), head, strings.Contains(string(b), "after-the-cut"))
 		}
-		time.Sleep(20 * time.Millisecond)
+		get(t, proxyAddr(in), "shop.test", xss, "X-Request-ID", "after-the-cut")
+		time.Sleep(50 * time.Millisecond)
 		b, _ = os.ReadFile(log)
 	}
 }
