@@ -104,7 +104,7 @@ export async function renderServerDetail(ctx) {
 }
 
 function locationExtras(l) {
-  const parts = [];
+  const parts = whenExtras(l.when);
   const t = l.timeouts;
   if (t && (t.connect || t.send || t.read)) parts.push(`timeouts ${[t.connect && 'connect ' + t.connect, t.send && 'send ' + t.send, t.read && 'read ' + t.read].filter(Boolean).join(', ')}`);
   for (const hd of l.setHeaders || []) parts.push(`${hd.name}: ${hd.value}`);
@@ -114,6 +114,20 @@ function locationExtras(l) {
   if (l.cors) parts.push(`CORS ${(l.cors.allowOrigins || ['*']).join(', ')}`);
   if (!parts.length) return h('span', { class: 'muted' }, '—');
   return h('ul', { class: 'plain-list small' }, parts.map((p) => h('li', { class: 'mono' }, p)));
+}
+
+// whenExtras lists a location's request conditions, one line each: the method, each header
+// and query parameter ("=" exact, "~" regex, which must match the whole value) and the
+// scheme.
+function whenExtras(w) {
+  if (!w) return [];
+  const value = (kind, v) => `${kind} ${v.name} ${v.type === 'regex' ? '~' : '='} ${v.value}`;
+  return [
+    w.method && `when ${w.method}`,
+    ...(w.headers || []).map((v) => value('header', v)),
+    ...(w.query || []).map((v) => value('query', v)),
+    w.scheme && `${w.scheme} only`,
+  ].filter(Boolean);
 }
 
 // policyExtras summarizes a location's access lists and limits (policies).
