@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/restyplane/restyplane/internal/quietconn"
 	"github.com/restyplane/restyplane/openresty"
 	"github.com/restyplane/restyplane/rollback"
 	"github.com/restyplane/restyplane/server"
@@ -208,10 +207,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.listen, err)
 	}
-	// The API's sockets are read and written with raw system calls: at every change the
-	// feed writes a line to every agent, and each write through the runtime's system call
-	// entry could have its P handed to another thread meanwhile (see quietconn).
-	ln = quietconn.Listener{Listener: ln}
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
