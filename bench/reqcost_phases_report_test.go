@@ -30,7 +30,10 @@ func phasesReport(load string, targets []costTarget, runs [][]costSample, instr 
 		if k > 0 && k < len(targets)-1 {
 			d := full - cpuMedian(runs[k])
 			cost = fmtMicro(d)
-			share = fmt.Sprintf("%.0f%%", 100*float64(d)/float64(max(full-floor, 1)))
+			// A share of less than a microsecond over plain nginx is a share of noise.
+			if full-floor >= time.Microsecond {
+				share = fmt.Sprintf("%.0f%%", 100*float64(d)/float64(full-floor))
+			}
 		}
 		fmt.Fprintf(&w, "| %s | %.0f | %.3f | %s | %s | %s |\n", t.name, median(rpsOf(runs[k])), median(ratios), fmtMicro(cpuMedian(runs[k])), cost, share)
 	}
