@@ -52,27 +52,10 @@ ngx.say(table.concat(out, " "))
 // returns what it said.
 func runLua(t *testing.T, chunk string) string {
 	t.Helper()
-	o := nginx.Detect()
-	if err := o.CheckBinary(); err != nil {
-		t.Fatalf("this test needs a real nginx with the Lua module (run hack/install.sh): %v", err)
-	}
-	dir := t.TempDir()
-	if err := nginx.WriteLua(filepath.Join(dir, "lua")); err != nil {
-		t.Fatal(err)
-	}
-	port := freePort(t)
-	var conf strings.Builder
-	for _, m := range o.Modules {
-		fmt.Fprintf(&conf, "load_module %s;\n", m)
-	}
-	fmt.Fprintf(&conf, `daemon off;
-master_process off;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log error;
-events { worker_connections 64; }
-http {
-    access_log off;
-    lua_package_path "%[1]s/lua/?.lua;%[2]s;;";
+	var lua string
+	dir, port := startLuaNginx(t, func(luaPath string, port int) string {
+		return fmt.Sprintf(`    access_log off;
+    lua_package_path "%[1]s/?.lua;%[2]s;;";
     server {
         listen 127.0.0.1:%[3]d;
         location = /run {
@@ -81,18 +64,13 @@ http {
             }
         }
     }
-}
-`, dir, o.LuaPath, port, chunk)
-	path := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(path, []byte(conf.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(o.Binary, "-p", dir+"/", "-c", path)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+`, lua, luaPath, port, chunk)
+	}, func(dir string) {
+		lua = filepath.Join(dir, "lua")
+		if err := nginx.WriteLua(lua); err != nil {
+			t.Fatal(err)
+		}
+	})
 	client := &http.Client{Timeout: 10 * time.Second}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		resp, err := client.Get(fmt.Sprintf("http://127.0.0.1:%d/run", port))
@@ -110,4 +88,37 @@ http {
 			t.Fatalf("nginx does not answer: %v\n%s", err, log)
 		}
 	}
+}
+
+// startLuaNginx starts a real nginx with the Lua module as one process on a free loopback
+// port, with the http block http gives for it (luaPath is the Lua module's own path),
+// and returns its prefix and port. before, when given, runs first on the prefix.
+func startLuaNginx(tb testing.TB, http func(luaPath string, port int) string, before ...func(dir string)) (string, int) {
+	tb.Helper()
+	o := nginx.Detect()
+	if err := o.CheckBinary(); err != nil {
+		tb.Fatalf("this test needs a real nginx with the Lua module (run hack/install.sh): %v", err)
+	}
+	dir := tb.TempDir()
+	for _, f := range before {
+		f(dir)
+	}
+	port := freePort(tb)
+	var conf strings.Builder
+	for _, m := range o.Modules {
+		fmt.Fprintf(&conf, "load_module %s;\n", m)
+	}
+	fmt.Fprintf(&conf, "daemon off;\nmaster_process off;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log error;\n"+
+		"events { worker_connections 64; }\nhttp {\n%[2]s}\n", dir, http(o.LuaPath, port))
+	path := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(path, []byte(conf.String()), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(o.Binary, "-p", dir+"/", "-c", path)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return dir, port
 }

@@ -7,15 +7,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/restyplane/restyplane/api"
-	"github.com/restyplane/restyplane/openresty/nginx"
 )
 
 // regexStepLimit is the backtracking budget of one match, in PCRE's match() calls: about
@@ -30,28 +27,13 @@ type regexProbe struct{ addr string }
 
 func startRegexProbe(tb testing.TB) *regexProbe {
 	tb.Helper()
-	o := nginx.Detect()
-	if err := o.CheckBinary(); err != nil {
-		tb.Fatalf("this test needs a real nginx with the Lua module (run hack/install.sh): %v", err)
-	}
-	dir := tb.TempDir()
-	port := freePort(tb)
-	var conf strings.Builder
-	for _, m := range o.Modules {
-		fmt.Fprintf(&conf, "load_module %s;\n", m)
-	}
-	fmt.Fprintf(&conf, `daemon off;
-master_process off;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log error;
-events { worker_connections 64; }
-http {
-    access_log off;
-    lua_package_path "%[2]s;;";
-    lua_regex_match_limit %[3]d;
+	dir, port := startLuaNginx(tb, func(luaPath string, port int) string {
+		return fmt.Sprintf(`    access_log off;
+    lua_package_path "%[1]s;;";
+    lua_regex_match_limit %[2]d;
     client_body_buffer_size 64k;
     server {
-        listen 127.0.0.1:%[4]d;
+        listen 127.0.0.1:%[3]d;
         location = /match {
             content_by_lua_block {
                 ngx.req.read_body()
@@ -66,18 +48,8 @@ http {
             }
         }
     }
-}
-`, dir, o.LuaPath, regexStepLimit, port)
-	path := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(path, []byte(conf.String()), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	cmd := exec.Command(o.Binary, "-p", dir+"/", "-c", path)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+`, luaPath, regexStepLimit, port)
+	})
 	p := &regexProbe{addr: fmt.Sprintf("127.0.0.1:%d", port)}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
