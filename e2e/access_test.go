@@ -194,3 +194,28 @@ func TestConnectionLimitAddedToAPolicy(t *testing.T) {
 	}
 	checkConnectionLimit(t, in.Proxy, "shop.test", g, 429)
 }
+
+// TestConnectionLimitLetsOutAnInterceptedAnswer: a request that a location's error page
+// takes over (an intercepted code, sent to the error backend's named location) ends in
+// that location, and is let out of its connection limit there like any other: errors
+// must not use up a client's limit for good.
+func TestConnectionLimitLetsOutAnInterceptedAnswer(t *testing.T) {
+	in := start(t)
+	web, _ := proxyPolicyUpstream(t, "web")
+	pages, _ := proxyPolicyUpstream(t, "pages")
+	in.must("POST", "/api/v1/backends", backend("web", web))
+	in.must("POST", "/api/v1/backends", backend("pages", pages))
+	loc := location("/err", "web")
+	loc["limits"] = map[string]any{"connections": 1}
+	loc["errors"] = map[string]any{"codes": []int{404}, "backend": "pages"}
+	in.must("POST", "/api/v1/servers", server("shop", "shop.test", loc))
+	in.waitSynced()
+	for i := 1; i <= 3; i++ {
+		if code, body := in.get("shop.test", "/err/missing"); code != 404 || !strings.HasPrefix(body, "pages ") {
+			t.Fatalf("intercepted 404, request %d of 3 in a row: %d %q, want 404 from the error backend", i, code, body)
+		}
+	}
+	if code, body := in.get("shop.test", "/err/found"); code != 200 || !strings.HasPrefix(body, "web /err/found") {
+		t.Fatalf("after three intercepted answers: %d %q, want 200 from web (a limit of 1 with nothing in flight)", code, body)
+	}
+}

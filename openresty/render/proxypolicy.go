@@ -30,12 +30,15 @@ type errorsView struct {
 
 // errorPage sends one code to the named location that proxies it to the error backend.
 // On a block's ErrorLocations, Up is how that backend is spoken to (its module, *_pass
-// and TLS), as for a location that routes to it.
+// and TLS), as for a location that routes to it, and LetsOut says that a location with a
+// connection limit sends its code there: the requests it let in end in the error
+// location, whose log phase must let them out.
 type errorPage struct {
 	Code     int
 	Location string
 	Backend  string
 	Up       locationView
+	LetsOut  bool
 }
 
 // newProxyView carries a location's proxy, retry and errors policies to the view; nil
@@ -97,6 +100,7 @@ func resolveErrors(sv *serverView, ups map[string]upstreamView, defs []defaultHe
 					Location: fmt.Sprintf("@restyplane_error_%d", n), Up: up})
 			}
 			pg.Location = sv.ErrorLocations[n].Location
+			sv.ErrorLocations[n].LetsOut = sv.ErrorLocations[n].LetsOut || sv.Locations[i].Connections
 		}
 	}
 }

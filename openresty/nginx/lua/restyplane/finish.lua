@@ -3,7 +3,8 @@
 -- proxies to one backend, with its names as literals) marks the answer for a drain, sets
 -- the affinity cookie, counts the request for automatic rollback and feeds EWMA its time
 -- to the upstream's header. Its log phase (log_by_lua, only in locations whose policy
--- limits concurrent requests) lets out a connection limit when the request ends.
+-- limits concurrent requests and in the error pages they send codes to) lets out a
+-- connection limit when the request ends.
 --
 -- All but the connection limit run when the header is sent, not in a log phase of every
 -- request: a Lua phase fewer per request. What changes is what a request that never got
@@ -30,7 +31,8 @@ function _M.header(server, backend, direct)
     count.log(st, server, backend, direct)
 end
 
--- log is the log phase of a location whose policy limits concurrent requests.
+-- log is the log phase of a location whose policy limits concurrent requests, and of an
+-- error page such a location sends a code to: the request ends there.
 function _M.log()
     policy.log()
 end

@@ -101,20 +101,23 @@ function _M.access(name)
         if not limit.enter(key, p.conns) then
             return ngx.exit(p.status)
         end
-        ngx.ctx.rp_conn = key
+        -- In a variable, not ngx.ctx: an intercepted answer's error page ends the request
+        -- in another location, and an internal redirect keeps variables but not ngx.ctx.
+        ngx.var.rp_conn = key
         inside = inside + 1
     end
 end
 
--- log lets out the connection access counted in (the http-level log phase calls it).
--- Only while a request of this worker is inside a connection limit does it read ngx.ctx,
--- whose first read makes a table for the request.
+-- log lets out the connection access counted in. It runs in the log phase of every
+-- location where a request inside a connection limit may end: the limited location and
+-- the error pages it sends codes to. Only while a request of this worker is inside a
+-- limit does it read the variable.
 function _M.log()
     if inside == 0 then
         return
     end
-    local key = ngx.ctx.rp_conn
-    if key then
+    local key = ngx.var.rp_conn
+    if key and key ~= "" then
         inside = inside - 1
         limit.leave(key)
     end
