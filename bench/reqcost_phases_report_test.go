@@ -17,7 +17,7 @@ func phasesReport(load string, targets []costTarget, runs [][]costSample, instr 
 		"A phase's cost is the workers' CPU per request with it less without it; its share is that over restyplane's CPU per "+
 		"request less plain nginx's. The last variant keeps the two phases but runs none of restyplane's Lua in them: what it "+
 		"takes out is restyplane's own Lua, and what is left over plain nginx is ngx_lua's cost of running a phase (with "+
-		"set_current_peer's parse of the address).  \nLoad average when it ended: %s\n\n", costRoutes[0].name, costShape, costRounds, costRun, loadAverage())
+		"set_current_peer's parse of the address).  \nLoad average when it ended: %s\n\n", costRoutes[0].name, costShape, phasesRounds, costRun, loadAverage())
 	w.WriteString("| variant | req/s (median) | ratio to as rendered | workers' CPU per request | cost of what it takes out | share |\n|---|---|---|---|---|---|\n")
 	full := cpuMedian(runs[0])
 	floor := cpuMedian(runs[len(runs)-1])

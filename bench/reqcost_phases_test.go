@@ -69,7 +69,7 @@ func BenchmarkRequestCostPhases(b *testing.B) {
 			targets = append(targets, startCostVariant(b, cfg, v, nil))
 		}
 		targets = append(targets, startPlainProxy(b, origin, cert))
-		runs := measureCost(b, targets, costRoutes[:1], costRounds)
+		runs := measureCost(b, targets, costRoutes[:1], phasesRounds)
 		instr := countPhases(b, cfg, origin, cert)
 		report(b, "request-cost-phases", phasesReport(load, targets, runs[0], instr))
 	}
