@@ -219,3 +219,25 @@ func TestConnectionLimitLetsOutAnInterceptedAnswer(t *testing.T) {
 		t.Fatalf("after three intercepted answers: %d %q, want 200 from web (a limit of 1 with nothing in flight)", code, body)
 	}
 }
+
+// TestConnectionLimitLetsOutASigninRedirect: a request refused by external auth, whose
+// 401 becomes a redirect to the sign-in URL, is let out of the location's connection
+// limit (or never counted in it): a client's failed sign-ins must not use up its limit.
+func TestConnectionLimitLetsOutASigninRedirect(t *testing.T) {
+	in := start(t)
+	a := newAuthService(t)
+	in.must("POST", "/api/v1/backends", backend("web", echoUpstream(t, "web")))
+	login := location("/login", "web")
+	login["auth"] = map[string]any{"external": map[string]any{"url": a.url, "signin": "https://login.test/start"}}
+	login["limits"] = map[string]any{"connections": 1}
+	in.must("POST", "/api/v1/servers", server("shop", "shop.test", login))
+	in.waitSynced()
+	for i := 1; i <= 3; i++ {
+		if resp, body := in.do("shop.test", "/login/p"); resp.StatusCode != 302 {
+			t.Fatalf("request %d of 3 without a token: %d %q, want 302 to the sign-in URL", i, resp.StatusCode, body)
+		}
+	}
+	if resp, body := in.do("shop.test", "/login/p", "Authorization", "Bearer good"); resp.StatusCode != 200 {
+		t.Fatalf("after three sign-in redirects: %d %q, want 200 (a limit of 1 with nothing in flight)", resp.StatusCode, body)
+	}
+}
