@@ -52,6 +52,13 @@ func (ki *kubeInstance) setWeights(route string, a, b int32) {
 	if _, err := routes.Update(context.Background(), r, metav1.UpdateOptions{}); err != nil {
 		ki.t.Fatalf("set the weights of HTTPRoute %s: %v", route, err)
 	}
+	ki.wantPushed(fmt.Sprintf("weights %d/%d", a, b), before)
+}
+
+// wantPushed waits for a revision after before and its apply, and fails unless every
+// apply since was a dynamic push.
+func (ki *kubeInstance) wantPushed(what string, before int64) {
+	ki.t.Helper()
 	ki.waitUntil(fmt.Sprintf("a revision after %d", before), 20*time.Second, func() (bool, string) {
 		h := ki.head()
 		return h > before, fmt.Sprintf("head %d", h)
@@ -72,11 +79,11 @@ func (ki *kubeInstance) setWeights(route string, a, b int32) {
 		}
 	}
 	if len(modes) == 0 {
-		ki.t.Fatalf("weights %d/%d: no apply after revision %d", a, b, before)
+		ki.t.Fatalf("%s: no apply after revision %d", what, before)
 	}
 	for _, m := range modes {
 		if !strings.HasSuffix(m, " dynamic success") {
-			ki.t.Errorf("weights %d/%d applied as %v, want a dynamic push each", a, b, modes)
+			ki.t.Errorf("%s applied as %v, want a dynamic push each", what, modes)
 			break
 		}
 	}

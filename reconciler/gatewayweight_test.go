@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler/kubetest"
@@ -85,6 +87,62 @@ func TestGatewayWeightMovesKeepLocations(t *testing.T) {
 		}
 		if b := tr.Backends[split]; b != nil {
 			t.Errorf("one backendRef of weights %v: a weighted backend %+v", tc.weights, b)
+		}
+	}
+}
+
+// TestGatewayGRPCWeightMovesKeepLocations: a GRPCRoute's rule of several backendRefs keeps
+// its location and its weighted backend's protocol, gRPC, whatever the weights, also
+// when none weighs or none resolves.
+func TestGatewayGRPCWeightMovesKeepLocations(t *testing.T) {
+	split := "k8s.grpcroute.app.greet.rule0"
+	var first []api.Location
+	for _, tc := range []struct {
+		services []string
+		weights  [2]int32
+		want     string
+	}{
+		{[]string{"greeter", "next"}, [2]int32{1, 1}, "10.0.0.1=1000 10.0.0.2=1000 error=0"},
+		{[]string{"greeter", "next"}, [2]int32{1, 0}, "10.0.0.1=1000 error=0"},
+		{[]string{"greeter", "next"}, [2]int32{0, 0}, "error=1000"},
+		{[]string{"ghost", "missing"}, [2]int32{1, 1}, "error=1000"},
+	} {
+		objs := append(gatewayBase(), serviceWith("app", "greeter", "10.0.0.1")...)
+		objs = append(objs, serviceWith("app", "next", "10.0.0.2")...)
+		port := gatewayv1.PortNumber(80)
+		ns := gatewayv1.Namespace("infra")
+		var refs []gatewayv1.GRPCBackendRef
+		for i, s := range tc.services {
+			refs = append(refs, gatewayv1.GRPCBackendRef{BackendRef: gatewayv1.BackendRef{Weight: &tc.weights[i],
+				BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(s), Port: &port}}})
+		}
+		objs = append(objs, routeAged(&gatewayv1.GRPCRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "app", Name: "greet"},
+			Spec: gatewayv1.GRPCRouteSpec{
+				CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "gw", Namespace: &ns}}},
+				Hostnames:       []gatewayv1.Hostname{"grpc.example.com"},
+				Rules:           []gatewayv1.GRPCRouteRule{{BackendRefs: refs}}}}, 10))
+		tr := translateGateway(t, objs...)
+		what := fmt.Sprintf("%v of weights %v", tc.services, tc.weights)
+		srv := tr.Servers["k8s.grpc.example.com"]
+		if srv == nil {
+			t.Fatalf("%s: no server (servers: %v)", what, keysOf(tr.Servers))
+		}
+		if first == nil {
+			first = srv.Locations
+		}
+		if d := cmp.Diff(first, srv.Locations); d != "" || srv.Locations[0].Backend != split {
+			t.Errorf("%s: locations (-first +got):\n%s (backend %s, want %s)", what, d, srv.Locations[0].Backend, split)
+		}
+		b := tr.Backends[split]
+		if b == nil {
+			t.Fatalf("%s: no backend %s", what, split)
+		}
+		var eps []string
+		for _, e := range b.Endpoints {
+			eps = append(eps, fmt.Sprintf("%s=%d", e.Address, e.Weight))
+		}
+		if got := strings.TrimSpace(fmt.Sprintf("%s error=%d", strings.Join(eps, " "), b.ErrorWeight)); got != tc.want || b.Protocol != api.ProtocolGRPC {
+			t.Errorf("%s: weighted backend = %s, protocol %q; want %s, grpc", what, got, b.Protocol, tc.want)
 		}
 	}
 }
