@@ -25,6 +25,7 @@ func TestGatewayAPI(t *testing.T) {
 	t.Run("IngressSecretOfAnotherNamespaceByGrant", func(t *testing.T) { testIngressSecretGrant(t, k) })
 	t.Run("BackendTLSPolicyVerifiesTheBackend", func(t *testing.T) { testBackendTLSPolicy(t, k) })
 	t.Run("UnresolvedBackendShareAnswers500", func(t *testing.T) { testUnresolvedShare(t, k) })
+	t.Run("WeightMovesArePushedNotReloaded", func(t *testing.T) { testWeightMovesPushed(t, k) })
 	t.Run("AnAddressPerGateway", func(t *testing.T) { testGatewayAddresses(t, k) })
 	t.Run("RedirectToHTTPSBesideTheApplication", func(t *testing.T) { testHTTPToHTTPSRedirect(t, k) })
 }

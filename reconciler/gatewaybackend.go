@@ -101,40 +101,59 @@ func (gp *gatewayPlan) serviceBackend(rp *routePlan, ref gatewayv1.BackendObject
 	return name
 }
 
-// ruleBackend returns the backend a rule's requests go to: the backend of its one
-// backendRef with a weight, or a backend that balances the endpoints of several by their
-// weights (weightedBackend). A backendRef that does not resolve, beside others that do,
-// has its share of requests answered 500, as the spec says. It returns "" when no
-// backendRef with a weight resolves, and the rule then answers 500; and an error when
-// the backends speak differently (TLS to one, plain HTTP to another), which one location
-// cannot.
+// ruleBackend returns the backend a rule's requests go to. A rule of one backendRef goes
+// straight to its Service's backend, or answers 500 ("") when the ref does not resolve or
+// weighs 0. A rule of several always goes to a backend of its own that balances their
+// endpoints by their weights (weightedBackend), whatever the weights and whichever refs
+// resolve: a weight moving to or from 0, or a ref moving between resolved and not, then
+// changes that backend's endpoints and shares alone, which are pushed, and never the
+// location, which is rendered and would cost a reload. A part of weight 0 gets no
+// request; a backendRef that does not resolve has its share answered 500, as the spec
+// says; and when no part with a weight resolves, every request is. It returns an error
+// when the backends with a weight speak differently (TLS to one, plain HTTP to another),
+// which one location cannot.
 func (gp *gatewayPlan) ruleBackend(rp *routePlan, rule int, refs []weightedRef, protocol string) (string, error) {
 	var parts []weightedPart
 	var failing int32
+	// like is the backend the rule's speaks as: its first part with a weight, else its
+	// first that resolves, so that its protocol stays while weights move.
+	var like *api.Backend
 	for _, r := range refs {
 		name := gp.serviceBackend(rp, r.ref, protocol)
 		switch {
-		case r.weight == 0:
 		case name == "":
 			failing += r.weight
+		case r.weight == 0:
+			if like == nil {
+				like = rp.backends[name]
+			}
 		default:
 			parts = append(parts, weightedPart{b: rp.backends[name], weight: r.weight})
 		}
 	}
-	switch {
-	case len(parts) == 0:
-		return "", nil
-	case len(parts) == 1 && failing == 0:
+	if len(refs) == 1 {
+		if len(parts) == 0 {
+			return "", nil
+		}
 		return parts[0].b.Name, nil
 	}
-	for _, p := range parts[1:] {
+	for _, p := range parts {
 		if !api.SameUpstream(p.b, parts[0].b) {
 			return "", fmt.Errorf("backendRefs: %s and %s speak differently (a BackendTLSPolicy covers one and not the other, or two with different CAs or hostnames), and one rule's requests go through one upstream",
 				parts[0].b.Name, p.b.Name)
 		}
 	}
+	switch {
+	case len(parts) > 0:
+		like = parts[0].b
+	case like == nil:
+		like = &api.Backend{}
+		if protocol == api.ProtocolGRPC {
+			like.Protocol = api.ProtocolGRPC
+		}
+	}
 	name := objectName(lowerKind(rp.kind) + "." + rp.meta.Namespace + "." + rp.meta.Name + ".rule" + strconv.Itoa(rule))
-	b := weightedBackend(name, rp.source(), parts, failing)
+	b := weightedBackend(name, rp.source(), parts, failing, like)
 	if err := b.Validate(); err != nil {
 		rp.unresolved(gatewayv1.RouteReasonBackendNotFound, "rules[%d]: the backend balancing its backendRefs: %v", rule, err)
 		return "", nil

@@ -21,8 +21,8 @@ import (
 // differ from what a full translation gives: such a route of the last translation was not
 // applied whole (refused, a rule left out, a reference not resolved), one of the dirty
 // Services' has changed since, or one now plans with a problem, or an edited one with
-// other locations, hostnames or parents, or other backends than before (a weight of 0, a
-// Service more or less). A route that routes to a dirty Service and that the last
+// other locations, hostnames or parents, or other backends than before (a backendRef
+// more or less). A route that routes to a dirty Service and that the last
 // translation did not know is not restyplane's, or its own change is still on its way;
 // either way none of its backends is in the head.
 func (c *cluster) routeBackends(prev *Translation, dirty, edited map[string]bool, snap *Snapshot, fresh map[string]*api.Backend) (*GatewayReport, bool, error) {

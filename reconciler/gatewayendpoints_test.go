@@ -19,8 +19,9 @@ import (
 // route to, and an edit of a route's weights, are synced without translating every route
 // again, and write what a full translation would: the Service's backend and the weighted
 // backend of a rule that balances it with another get the new endpoints and weights, and
-// a full sync afterwards writes nothing. A Service of a route that is not applied whole,
-// and an edit that changes which backend a location uses, still get a full translation.
+// a full sync afterwards writes nothing; a weight moved to 0 is such an edit too. A
+// Service of a route that is not applied whole, and an edit that changes which backend a
+// location uses, still get a full translation.
 func TestGatewayEndpointSliceOnlySync(t *testing.T) {
 	f := newGatewayFixture(t)
 	ctx := context.Background()
@@ -111,10 +112,25 @@ func TestGatewayEndpointSliceOnlySync(t *testing.T) {
 			rt.Status.Parents[0].Conditions[0].ObservedGeneration == gen && rt.Status.Parents[0].Conditions[0].Status == metav1.ConditionTrue
 	})
 
-	// An edit that changes which backend a location uses (a weight of 0 leaves web alone)
-	// takes a full translation.
+	// A weight moved to 0 keeps the location on the split, which then balances web's
+	// endpoints alone: an endpoint sync too, so nginx gets a push and no reload.
 	syncs = r.Stats()
 	edit(func(rt *gatewayv1.HTTPRoute) { rt.Spec.Rules[0].BackendRefs[1].Weight = new(int32) })
+	waitFor(t, 5*time.Second, "canary out of the split", func() bool {
+		return endpoints(f.store.Head().Backends[split]) == "10.2.0.1:8080,10.2.0.2:8080"
+	})
+	rest(t, r)
+	if s := r.Stats(); s.EndpointSyncs == syncs.EndpointSyncs || s.Errors != 0 {
+		t.Fatalf("stats after the weight edit to 0: %+v, want an endpoint sync and no error (before: %+v)", s, syncs)
+	}
+	if h := f.store.Head(); h.Servers["k8s.shop.example.com_80"] == nil || h.Servers["k8s.shop.example.com_80"].Locations[0].Backend != split {
+		t.Fatalf("shop's / after the weight edit to 0: %+v, want the split", h.Servers["k8s.shop.example.com_80"])
+	}
+
+	// An edit that changes which backend a location uses (canary's backendRef gone leaves
+	// web alone) takes a full translation.
+	syncs = r.Stats()
+	edit(func(rt *gatewayv1.HTTPRoute) { rt.Spec.Rules[0].BackendRefs = rt.Spec.Rules[0].BackendRefs[:1] })
 	waitFor(t, 5*time.Second, "a sync of the shape edit", func() bool { return r.Stats().Syncs > syncs.Syncs })
 	rest(t, r)
 	if s := r.Stats(); s.EndpointSyncs != syncs.EndpointSyncs {

@@ -19,8 +19,9 @@ type weightedPart struct {
 // endpoints weighs w/n, scaled so that the heaviest weighs api.MaxWeight (and every one
 // at least 1). A part without endpoints gets none of the requests. failing is the
 // weight of the backendRefs that do not resolve, whose share the proxy answers 500
-// (ErrorWeight, in the same scale). It speaks as its first part does.
-func weightedBackend(name string, src api.Source, parts []weightedPart, failing int32) *api.Backend {
+// (ErrorWeight, in the same scale); without parts, the proxy answers every request 500.
+// It speaks as like does.
+func weightedBackend(name string, src api.Source, parts []weightedPart, failing int32, like *api.Backend) *api.Backend {
 	shares := map[api.Endpoint]float64{}
 	most := float64(failing)
 	for _, p := range parts {
@@ -32,12 +33,16 @@ func weightedBackend(name string, src api.Source, parts []weightedPart, failing 
 		}
 	}
 	b := &api.Backend{Name: name, Endpoints: make([]api.Endpoint, 0, len(shares)), Source: src,
-		Protocol: parts[0].b.Protocol, UpstreamTLS: parts[0].b.UpstreamTLS}
+		Protocol: like.Protocol, UpstreamTLS: like.UpstreamTLS}
 	for e, s := range shares {
 		e.Weight = max(1, int(math.Round(s/most*api.MaxWeight)))
 		b.Endpoints = append(b.Endpoints, e)
 	}
-	if failing > 0 {
+	switch {
+	case len(parts) == 0:
+		// No weight to share (all 0, or none that resolves): the spec answers 500.
+		b.ErrorWeight = api.MaxWeight
+	case failing > 0:
 		b.ErrorWeight = max(1, int(math.Round(float64(failing)/most*api.MaxWeight)))
 	}
 	sort.Slice(b.Endpoints, func(i, j int) bool {
