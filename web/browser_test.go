@@ -195,6 +195,15 @@ func (b *browser) text(sel string) string {
 	return evalJS[string](b, fmt.Sprintf(`(document.querySelector(%s) || {textContent: ''}).textContent`, js(sel)))
 }
 
+// value returns the value of the input or select matching sel, failing when there is none.
+func (b *browser) value(sel string) string {
+	b.t.Helper()
+	if b.count(sel) == 0 {
+		b.t.Fatalf("no input %s", sel)
+	}
+	return evalJS[string](b, fmt.Sprintf(`document.querySelector(%s).value`, js(sel)))
+}
+
 // count returns how many elements match sel.
 func (b *browser) count(sel string) int {
 	b.t.Helper()

@@ -52,14 +52,22 @@ export function renumber(container, prefix) {
     // data-row, not data-field: a row whose one input is the row's own path (a hostname)
     // must not shadow that input.
     row.dataset.row = base;
-    row.querySelectorAll('[data-sub]').forEach((el) => {
-      const path = el.dataset.sub ? `${base}.${el.dataset.sub}` : base;
-      if (el.classList.contains('field-error')) el.dataset.errorFor = path;
-      else el.dataset.field = path;
-    });
+    setPaths(row, base);
     row.querySelectorAll('[data-row-label]').forEach((el) => {
       el.textContent = `${el.dataset.rowLabel} ${i + 1}`;
     });
+  });
+}
+
+/**
+ * setPaths gives the inputs and error slots inside el that carry data-sub the path
+ * base.sub, e.g. "locations[1]" and "when.method" give "locations[1].when.method".
+ */
+export function setPaths(el, base) {
+  el.querySelectorAll('[data-sub]').forEach((x) => {
+    const path = x.dataset.sub ? `${base}.${x.dataset.sub}` : base;
+    if (x.classList.contains('field-error')) x.dataset.errorFor = path;
+    else x.dataset.field = path;
   });
 }
 
@@ -109,6 +117,9 @@ export function showError(form, err, extra) {
     const control = target.matches('input, select, textarea') ? target : target.querySelector('input, select, textarea, button');
     target.classList.add('has-error');
     if (control) {
+      // A field in a collapsed section (a location's policies) is opened to be seen.
+      const closed = control.closest('details:not([open])');
+      if (closed) closed.open = true;
       control.setAttribute('aria-invalid', 'true');
       control.focus();
     }

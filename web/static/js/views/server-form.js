@@ -12,6 +12,7 @@ import { accessFields, readAccess } from './location-access.js';
 import { httpFields, readHTTP, serverRedirectFields } from './location-http.js';
 import { proxyFields, readProxy } from './location-proxy.js';
 import { upstreamHostFields, readUpstreamHost } from './location-upstream.js';
+import { whenFields, readWhen } from './location-when.js';
 
 /** renderServerForm renders the create form (no name param) or the edit form. */
 export async function renderServerForm(ctx) {
@@ -72,6 +73,7 @@ export async function renderServerForm(ctx) {
       field({ label: 'Match', input: select([['prefix', 'prefix'], ['exact', 'exact'], ['regex', 'regex']], l.match || 'prefix'), sub: 'match', testid: 'location-match' }),
       field({ label: 'Backend', input: select(backendOptions(l.backend), l.backend || ''), sub: 'backend', testid: 'location-backend' }),
       field({ label: 'Rewrite to', input: input({ value: l.rewrite || '', placeholder: '/', class: 'input-path' }), sub: 'rewrite', testid: 'location-rewrite', hint: 'Optional, prefix only.' }),
+      whenFields(l), // request conditions, after the row's own inputs
       authFields(l, htpasswdNames), // policies; its inputs come last in the row
       accessFields(l), // policies: access lists and limits, after auth's inputs
       httpFields(l), // policies: CORS and redirect, after auth
@@ -137,6 +139,7 @@ export async function renderServerForm(ctx) {
         else delete l.redirect;
         readProxy(row, l); // policies
         readUpstreamHost(row, l);
+        readWhen(row, l);
         return l;
       }),
     };
