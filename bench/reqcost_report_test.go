@@ -102,4 +102,5 @@ const costBefore = "\nBefore (main at c20f03e), 2026-11-27 01:12 UTC, load avera
 	"(0.633); TLS listener 23.4 µs / 30.2 µs (0.955). Before the last round (two Lua phases per proxied request instead of " +
 	"three, the Host without a map; main at 950d0af), the quiet run of 2026-11-27 05:17 UTC (load average 0.45 at its start): " +
 	"one backend, one location 0.894 of plain nginx's requests per second, p99 1.02 (17.9 µs / 21.3 µs per request); allow list, " +
-	"rate limit and CORS 0.790, p99 1.37 (19.8 µs / 25.8 µs); TLS listener 0.964, p99 1.20 (26.5 µs / 29.5 µs).\n"
+	"rate limit and CORS 0.790, p99 1.37 (19.8 µs / 25.8 µs); TLS listener 0.964, p99 1.20 (26.5 µs / 29.5 µs)." +
+	" On this machine, on the code of this run, the p99 ratio of the one-location route moved between runs: 1.33 in a run of 5 rounds (2026-11-27 09:39 UTC, load average 0.6 at its start), and 1.01, 1.25 and 1.07 in runs of 5, 8 and 12 rounds beside variants of the same conf; those variants (without restyplane's Go process, without any Lua per request, without the counters' timer as well, with Lua's garbage collector stopped) gave 0.95 to 1.16, with no one of them set apart: a tail of a few milliseconds that comes and goes from round to round, for plain nginx too.\n"
