@@ -5,10 +5,8 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -88,37 +86,4 @@ func runLua(t *testing.T, chunk string) string {
 			t.Fatalf("nginx does not answer: %v\n%s", err, log)
 		}
 	}
-}
-
-// startLuaNginx starts a real nginx with the Lua module as one process on a free loopback
-// port, with the http block http gives for it (luaPath is the Lua module's own path),
-// and returns its prefix and port. before, when given, runs first on the prefix.
-func startLuaNginx(tb testing.TB, http func(luaPath string, port int) string, before ...func(dir string)) (string, int) {
-	tb.Helper()
-	o := nginx.Detect()
-	if err := o.CheckBinary(); err != nil {
-		tb.Fatalf("this test needs a real nginx with the Lua module (run hack/install.sh): %v", err)
-	}
-	dir := tb.TempDir()
-	for _, f := range before {
-		f(dir)
-	}
-	port := freePort(tb)
-	var conf strings.Builder
-	for _, m := range o.Modules {
-		fmt.Fprintf(&conf, "load_module %s;\n", m)
-	}
-	fmt.Fprintf(&conf, "daemon off;\nmaster_process off;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log error;\n"+
-		"events { worker_connections 64; }\nhttp {\n%[2]s}\n", dir, http(o.LuaPath, port))
-	path := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(path, []byte(conf.String()), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	cmd := exec.Command(o.Binary, "-p", dir+"/", "-c", path)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return dir, port
 }
