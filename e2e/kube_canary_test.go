@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
@@ -29,12 +30,17 @@ func testCanaryWeightPushed(t *testing.T, k *kube) {
 	ings := k.c.Client.NetworkingV1().Ingresses(ki.ns)
 	for _, step := range []struct{ weight, want string }{{"100", "b"}, {"0", "a"}, {"100", "b"}} {
 		before := ki.head()
-		ing, err := ings.Get(context.Background(), "canary", metav1.GetOptions{})
+		// restyplane writes the Ingress's status meanwhile: retry on a newer version.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			ing, err := ings.Get(context.Background(), "canary", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			ing.Annotations[nginxAnn+"canary-weight"] = step.weight
+			_, err = ings.Update(context.Background(), ing, metav1.UpdateOptions{})
+			return err
+		})
 		if err != nil {
-			t.Fatalf("get Ingress canary: %v", err)
-		}
-		ing.Annotations[nginxAnn+"canary-weight"] = step.weight
-		if _, err := ings.Update(context.Background(), ing, metav1.UpdateOptions{}); err != nil {
 			t.Fatalf("set canary-weight %s: %v", step.weight, err)
 		}
 		ki.wantPushed(fmt.Sprintf("canary-weight %s", step.weight), before)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
@@ -44,12 +45,18 @@ func (ki *kubeInstance) setWeights(route string, a, b int32) {
 	ki.t.Helper()
 	before := ki.head()
 	routes := ki.k.c.Gateway.GatewayV1().HTTPRoutes(ki.ns)
-	r, err := routes.Get(context.Background(), route, metav1.GetOptions{})
+	// restyplane writes the route's status meanwhile: an update of an older version is
+	// refused, and taken again from the newest.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		r, err := routes.Get(context.Background(), route, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		r.Spec.Rules[0].BackendRefs[0].Weight, r.Spec.Rules[0].BackendRefs[1].Weight = &a, &b
+		_, err = routes.Update(context.Background(), r, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		ki.t.Fatalf("get HTTPRoute %s: %v", route, err)
-	}
-	r.Spec.Rules[0].BackendRefs[0].Weight, r.Spec.Rules[0].BackendRefs[1].Weight = &a, &b
-	if _, err := routes.Update(context.Background(), r, metav1.UpdateOptions{}); err != nil {
 		ki.t.Fatalf("set the weights of HTTPRoute %s: %v", route, err)
 	}
 	ki.wantPushed(fmt.Sprintf("weights %d/%d", a, b), before)
