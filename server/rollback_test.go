@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -25,11 +26,11 @@ func TestReportsFeedTheRollbackWatcher(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = w.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	waitUntil(t, "the watcher to start", func() bool { _, good := w.Watching(); return good == e.st.Head().Revision })
 
 	creds := map[string]string{"edge-1": e.credential("edge-1"), "edge-2": e.credential("edge-2")}
 	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("web", 8080)})
 	good := e.st.Head().Revision
+	waitSeen(t, w, good)
 	e.must(http.StatusOK, req{method: "PUT", path: "/api/v1/backends/web/endpoints", token: e.admin,
 		body: map[string]any{"endpoints": []any{map[string]any{"address": "10.0.0.9", "port": 8080}}}})
 	bad := e.st.Head().Revision
@@ -74,13 +75,13 @@ func TestOneInstanceCannotRollBack(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = w.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	waitUntil(t, "the watcher to start", func() bool { _, good := w.Watching(); return good == e.st.Head().Revision })
 
 	creds := map[string]string{}
 	for _, n := range []string{"edge-1", "edge-2", "edge-3"} {
 		creds[n] = e.credential(n)
 	}
 	e.must(http.StatusCreated, req{method: "POST", path: "/api/v1/backends", token: e.admin, body: backend("web", 8080)})
+	waitSeen(t, w, e.st.Head().Revision)
 	e.must(http.StatusOK, req{method: "PUT", path: "/api/v1/backends/web/endpoints", token: e.admin,
 		body: map[string]any{"endpoints": []any{map[string]any{"address": "10.0.0.9", "port": 8080}}}})
 	bad := e.st.Head().Revision
@@ -120,6 +121,17 @@ func (f sinkFunc) Watching() (int64, int64) { return f().Watching() }
 
 func reqPost(path, token string, body any) req {
 	return req{method: "POST", path: path, token: token, body: body}
+}
+
+// waitSeen waits until the watcher has looked at revision rev, watching it or taking it as
+// good. The bad revision written next is then judged against rev: were both writes to
+// reach the watcher together, it would go back to the empty history, which it never does.
+func waitSeen(t *testing.T, w *rollback.Watcher, rev int64) {
+	t.Helper()
+	waitUntil(t, fmt.Sprintf("the watcher to look at revision %d", rev), func() bool {
+		watching, good := w.Watching()
+		return watching == rev || good == rev
+	})
 }
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
