@@ -1,14 +1,18 @@
 -- restyplane.count counts each answer (as its header goes out) into the keys restyplane.counters
 -- reads: per server "r:<server>" requests and "e:<server>" 5xx answers, per backend
 -- "q:<backend>" requests that reached an upstream and "f:<backend>" those it answered with a
--- 5xx, and the distinct failing clients of the watch epoch ("c:<epoch>:<backend>:<address>"
--- once each, "C:<epoch>:<backend>" their number).
+-- 5xx. The distinct failing clients of the watch epoch ("c:<epoch>:<backend>:<address>" once
+-- each, "C:<epoch>:<backend>" their number) go in a dict of their own: every reading walks
+-- the counters' keys under the dict's lock, and an incident's clients (tens of thousands of
+-- keys, one per address) would make each walk, and the workers waiting on the lock, that
+-- much longer.
 --
 -- Each worker adds its counts up in Lua tables and a timer adds them to the dict every
 -- FLUSH seconds (and when the worker exits): a request costs no lock and no key string.
 -- A request's counts, its 5xx with it, move to the dict in the same flush. A reading sees
 -- a count at most FLUSH seconds late; the worker that serves a reading adds its own first.
 local dict = ngx.shared.restyplane_counters
+local clients = ngx.shared.restyplane_clients
 local var = ngx.var
 
 local _M = {}
@@ -16,7 +20,8 @@ local _M = {}
 -- FLUSH is how often, in seconds, each worker adds its counts to the dict.
 _M.FLUSH = 0.1
 
--- clientTTL keeps a (backend, client) key long enough for any watch window.
+-- clientTTL keeps a (backend, client) key, and an epoch's count of them, long enough for
+-- any watch window.
 local clientTTL = 3600
 
 -- The worker's counts not yet in the dict, by server or backend name, each table under
@@ -107,8 +112,8 @@ function _M.log(st, server, backend, direct)
     if status >= 500 then
         add(pending.f, b)
         local epoch = dict:get("w:epoch") or 0
-        if dict:add("c:" .. epoch .. ":" .. b .. ":" .. (var.remote_addr or ""), true, clientTTL) then
-            dict:incr("C:" .. epoch .. ":" .. b, 1, 0)
+        if clients:add("c:" .. epoch .. ":" .. b .. ":" .. (var.remote_addr or ""), true, clientTTL) then
+            clients:incr("C:" .. epoch .. ":" .. b, 1, 0, clientTTL)
         end
     end
 end

@@ -2,12 +2,13 @@
 -- for the applier's automatic rollback. The counts are cumulative since nginx started; the
 -- applier compares two readings. Distinct failing clients are counted per watch epoch (the
 -- revision the applier watches, set by GET /backend-counters?epoch=n): one key per backend
--- and client, added once, so the structure is bounded by the dict, whose LRU drops the
--- oldest keys. A reading adds the serving worker's own counts first; the other workers'
+-- and client, added once, in a dict of their own (restyplane_clients), which a reading
+-- never walks and whose LRU drops the oldest keys. A reading adds the serving worker's own counts first; the other workers'
 -- arrive within count.FLUSH seconds.
 local count = require("restyplane.count")
 
 local dict = ngx.shared.restyplane_counters
+local clients = ngx.shared.restyplane_clients
 
 local _M = {}
 
@@ -47,7 +48,7 @@ function _M.backends(epoch)
                 c.requests = dict:get(k) or 0
             else
                 c.errors = dict:get(k) or 0
-                c.clients = dict:get("C:" .. epoch .. ":" .. name) or 0
+                c.clients = clients:get("C:" .. epoch .. ":" .. name) or 0
             end
         end
     end
