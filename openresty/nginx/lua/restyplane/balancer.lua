@@ -29,16 +29,21 @@ local function timeouts(t, mirrored)
     end
 end
 
--- more_tries is how many more peers a request to b may try after its first: a location's
--- retry policy (its tries, the first included) wins over the backend's retries, and a
--- retry always moves to a peer not tried yet, so there are at most as many as other peers.
+-- more_tries is how many more peers a request to b may try after its first, and whether
+-- a retry may go to a peer already tried: a location's retry policy (its tries, the first
+-- included) wins over the backend's retries. A retry moves to a peer not tried yet, so
+-- there are at most as many as other peers, unless the location lets it try one again
+-- ($rp_same_peer, Gateway API's attempts) once none is left.
 local function more_tries(b, mirrored)
     local others = #b.peers - 1
+    local tries = not mirrored and tonumber(var.rp_tries or "")
+    if tries and var.rp_same_peer == "1" and others >= 0 then
+        return tries - 1, true
+    end
     if others < 1 then
         return 0
     end
     local more = b.retries
-    local tries = not mirrored and tonumber(var.rp_tries or "")
     if tries then
         more = tries - 1
     end
@@ -90,7 +95,7 @@ local function first_attempt()
     if b.timeouts then
         timeouts(b.timeouts, mirrored)
     end
-    local more = more_tries(b, mirrored)
+    local more, again = more_tries(b, mirrored)
     local pinned, key
     if b.affinity then
         pinned, key = b.affinity:pinned()
@@ -116,12 +121,13 @@ local function first_attempt()
         end
         return set_peer(peer)
     end
-    local st = { backend = b, tried = {}, picked = {}, pinned = pinned, key = key }
+    local st = { backend = b, tried = {}, picked = {}, pinned = pinned, key = key, again = again }
     ngx.ctx.rp = st
     return st
 end
 
--- balance runs for every attempt; a retry moves to a peer not tried yet.
+-- balance runs for every attempt; a retry moves to a peer not tried yet, or, where the
+-- location allows it, to any once every peer was tried.
 function _M.balance()
     local st
     if ngx_balancer.get_last_failure() ~= nil then
@@ -141,6 +147,10 @@ function _M.balance()
     if not peer then
         local key = b.hash_var and (var[b.hash_var] or "") or nil
         peer = b.balancer:pick(st.tried, key)
+        if not peer and st.again then
+            -- Every peer was tried, and the location lets a retry go to one again.
+            peer = b.balancer:pick(NONE, key)
+        end
         if cookie == true then
             cookie = peer and peer.cookie
         end
