@@ -16,7 +16,8 @@ import (
 
 // flaky is a real upstream that fails the first attempts of each request, as Gateway
 // API's conformance backend does: ?id= names the request, ?fail=N fails its first N
-// attempts, with ?code= (an HTTP status) or, without it, a connection reset.
+// attempts, with ?code= (an HTTP status) or, without it, a connection reset, each after
+// ?delay= (a duration) when given.
 type flaky struct {
 	upstream
 	mu       sync.Mutex
@@ -41,6 +42,9 @@ func startFlaky(t *testing.T, name string) *flaky {
 		if n > fail {
 			io.WriteString(w, name)
 			return
+		}
+		if d, err := time.ParseDuration(q.Get("delay")); err == nil {
+			time.Sleep(d)
 		}
 		if code, err := strconv.Atoi(q.Get("code")); err == nil {
 			w.WriteHeader(code)
@@ -133,6 +137,39 @@ func TestSamePeerTriesOthersFirst(t *testing.T) {
 		}
 		if a.tries(id) != 1 && b.tries(id) != 1 || a.tries(id)+b.tries(id) != 3 {
 			t.Fatalf("request %d: attempts a %d, b %d; want both tried once before either again", i, a.tries(id), b.tries(id))
+		}
+	}
+}
+
+// TestRetriesOfSlowAttempts: an attempt past the location's read timeout (Gateway API's
+// backendRequest timeout) is retried on the same endpoint, and the retry policy's timeout
+// (a request timeout) stops the retrying: no attempt starts after it, and the client gets
+// the 504 of the last one.
+func TestRetriesOfSlowAttempts(t *testing.T) {
+	up := startFlaky(t, "one")
+	web := api.Backend{Name: "web", LoadBalance: api.RoundRobin, Endpoints: []api.Endpoint{up.endpoint()}}
+	srv := server("shop", "shop.test", "/backend", "web", "/request", "web")
+	srv.Locations[0].Timeouts = &api.Timeouts{Read: "300ms", Send: "300ms"}
+	srv.Locations[0].Retry = &api.RetryPolicy{NextUpstream: []string{"error", "timeout", "non_idempotent"}, Tries: 3, SamePeer: true}
+	srv.Locations[1].Timeouts = &api.Timeouts{Read: "300ms", Send: "300ms"}
+	srv.Locations[1].Retry = &api.RetryPolicy{NextUpstream: []string{"error", "timeout", "non_idempotent"}, Tries: 4, SamePeer: true, Timeout: "450ms"}
+	in := startNginx(t, config([]api.Backend{web}, srv))
+	push(t, in, 2, web)
+	for i, c := range []struct {
+		path          string
+		status, tries int
+	}{
+		{"/backend?fail=2&delay=2s", 200, 3},
+		{"/backend?fail=3&delay=2s", 504, 3},
+		// The first attempt times out at 300 ms, the second starts before 450 ms and
+		// times out at 600 ms: past the bound, no third.
+		{"/request?fail=3&delay=2s", 504, 2},
+	} {
+		id := fmt.Sprintf("r%d", i)
+		start := time.Now()
+		got := sendRetry(t, proxyAddr(in), "GET", c.path+"&id="+id)
+		if got != c.status || up.tries(id) != c.tries {
+			t.Errorf("GET %s: %d after %d attempts in %v, want %d after %d", c.path, got, up.tries(id), time.Since(start), c.status, c.tries)
 		}
 	}
 }
