@@ -18,8 +18,6 @@ type proxyView struct {
 	Tries                          string
 	RetryTimeout                   string
 	Errors                         *errorsView
-	// SamePeer lets the balancer retry a peer already tried ($rp_same_peer).
-	SamePeer bool
 }
 
 // errorsView is a location's intercepted codes: error_page Code = Location for each, and
@@ -60,7 +58,7 @@ func newProxyView(l api.Location) *proxyView {
 		}
 	}
 	if r := l.Retry; r != nil {
-		v.NextUpstream, v.RetryTimeout, v.SamePeer = r.NextUpstream, r.Timeout, r.SamePeer
+		v.NextUpstream, v.RetryTimeout = r.NextUpstream, r.Timeout
 		if r.Tries > 0 {
 			v.Tries = strconv.Itoa(r.Tries)
 		}

@@ -33,11 +33,14 @@ end
 -- a retry may go to a peer already tried: a location's retry policy (its tries, the first
 -- included) wins over the backend's retries. A retry moves to a peer not tried yet, so
 -- there are at most as many as other peers, unless the location lets it try one again
--- ($rp_same_peer, Gateway API's attempts) once none is left.
-local function more_tries(b, mirrored)
+-- once none is left (again: its upstream block says so, Gateway API's attempts).
+local function more_tries(b, mirrored, again)
     local others = #b.peers - 1
+    if others < 1 and not again then
+        return 0
+    end
     local tries = not mirrored and tonumber(var.rp_tries or "")
-    if tries and var.rp_same_peer == "1" and others >= 0 then
+    if again and tries then
         return tries - 1, true
     end
     if others < 1 then
@@ -63,8 +66,8 @@ end
 -- follows gets its peer here, and first_attempt returns nil: it costs no ngx.ctx and no
 -- table. Any other gets the state that its next attempts and later phases read. A
 -- mirror's copy names its backend in ngx.ctx (see restyplane.mirror): the variables it
--- sees are the copied request's.
-local function first_attempt()
+-- sees are the copied request's. again is balance's.
+local function first_attempt(again)
     local mirrored = mirror.waiting() and ngx.ctx.rp_mirror or nil
     if mirrored then
         mirror.taken()
@@ -95,7 +98,8 @@ local function first_attempt()
     if b.timeouts then
         timeouts(b.timeouts, mirrored)
     end
-    local more, again = more_tries(b, mirrored)
+    local more
+    more, again = more_tries(b, mirrored, again)
     local pinned, key
     if b.affinity then
         pinned, key = b.affinity:pinned()
@@ -126,15 +130,15 @@ local function first_attempt()
     return st
 end
 
--- balance runs for every attempt; a retry moves to a peer not tried yet, or, where the
--- location allows it, to any once every peer was tried.
-function _M.balance()
+-- balance runs for every attempt; a retry moves to a peer not tried yet, or, in an
+-- upstream block whose locations allow it (again), to any once every peer was tried.
+function _M.balance(again)
     local st
     if ngx_balancer.get_last_failure() ~= nil then
         st = ngx.ctx.rp
     end
     if not st then
-        st = first_attempt()
+        st = first_attempt(again)
         if not st then
             return
         end
