@@ -65,6 +65,12 @@ type RouteReport struct {
 	Problems, Notes []Problem
 }
 
+// objectKey names the route's object for the reporter's memories: kind, namespace/name
+// and UID, so that a route made again under its name starts afresh.
+func (r *RouteReport) objectKey() string {
+	return r.Kind + " " + r.Meta.Namespace + "/" + r.Meta.Name + " " + string(r.Meta.UID)
+}
+
 // report builds the statuses the plan, and the merge it went through, call for.
 func (gp *gatewayPlan) report() *GatewayReport {
 	if gp == nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -93,18 +92,12 @@ func (p *gatewayReporter) setPolicy(ctx context.Context, controller string, r Po
 		return
 	}
 	policies := p.client.gateway.GatewayV1().BackendTLSPolicies(pol.Namespace)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur, err := policies.Get(ctx, pol.Name, metav1.GetOptions{})
-		if err != nil || cur.UID != pol.UID {
-			return err
-		}
+	_, err := writeStatus(ctx, p, key, pol, policies.Get, policies.UpdateStatus, func(cur *gatewayv1.BackendTLSPolicy) bool {
 		as, changed := ownAncestors(cur.Status.Ancestors, r.Ancestors, controller)
-		if !changed {
-			return nil
+		if changed {
+			cur.Status.Ancestors = as
 		}
-		cur.Status.Ancestors = as
-		_, err = policies.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-		return err
+		return changed
 	})
 	p.done(key, err, "backendtlspolicy", pol.Namespace+"/"+pol.Name)
 }
