@@ -19,7 +19,7 @@ func (p *gatewayReporter) setRoute(ctx context.Context, controller string, r *Ro
 	if !p.fresh(key, fmt.Sprint(r.Parents)) {
 		return false
 	}
-	v1 := p.client.gateway.GatewayV1()
+	v1 := p.client.gatewayStatus.GatewayV1()
 	var wrote bool
 	var err error
 	switch route := r.Route.(type) {

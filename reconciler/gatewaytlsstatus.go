@@ -91,7 +91,7 @@ func (p *gatewayReporter) setPolicy(ctx context.Context, controller string, r Po
 	if !p.fresh(key, fmt.Sprint(r.Ancestors)) {
 		return
 	}
-	policies := p.client.gateway.GatewayV1().BackendTLSPolicies(pol.Namespace)
+	policies := p.client.gatewayStatus.GatewayV1().BackendTLSPolicies(pol.Namespace)
 	_, err := writeStatus(ctx, p, key, pol, policies.Get, policies.UpdateStatus, func(cur *gatewayv1.BackendTLSPolicy) bool {
 		as, changed := ownAncestors(cur.Status.Ancestors, r.Ancestors, controller)
 		if changed {

@@ -16,7 +16,7 @@ func (p *gatewayReporter) setClass(ctx context.Context, c ClassReport) {
 	if !p.fresh(key, fmt.Sprint(c.Conditions, c.Features)) {
 		return
 	}
-	classes := p.client.gateway.GatewayV1().GatewayClasses()
+	classes := p.client.gatewayStatus.GatewayV1().GatewayClasses()
 	_, err := writeStatus(ctx, p, key, gc, classes.Get, classes.UpdateStatus, func(cur *gatewayv1.GatewayClass) bool {
 		conds := keepTransitions(cur.Status.Conditions, c.Conditions)
 		if sameConditions(cur.Status.Conditions, conds) && fmt.Sprint(cur.Status.SupportedFeatures) == fmt.Sprint(c.Features) {
@@ -47,7 +47,7 @@ func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport,
 	if !p.fresh(key, fmt.Sprint(want)) {
 		return
 	}
-	gws := p.client.gateway.GatewayV1().Gateways(gw.Namespace)
+	gws := p.client.gatewayStatus.GatewayV1().Gateways(gw.Namespace)
 	_, err := writeStatus(ctx, p, key, gw, gws.Get, gws.UpdateStatus, func(cur *gatewayv1.Gateway) bool {
 		st := want
 		st.Conditions = keepTransitions(cur.Status.Conditions, want.Conditions)
