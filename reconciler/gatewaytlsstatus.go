@@ -24,7 +24,25 @@ func (gp *gatewayPlan) policyReports() []PolicyReport {
 	if len(gp.tlsPolicyList) == 0 {
 		return nil
 	}
-	// The Gateways that each Service's requests come through.
+	through := gp.servicesThrough()
+	var out []PolicyReport
+	for _, st := range gp.tlsPolicyList {
+		gws := st.gatewaysThrough(through)
+		r := PolicyReport{Policy: st.obj}
+		for _, g := range gp.gatewayList {
+			if !gws[g] || len(r.Ancestors) == maxPolicyAncestors {
+				continue
+			}
+			r.Ancestors = append(r.Ancestors, st.ancestor(g, gp.snap.Controller))
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// servicesThrough gives the Gateways that each Service's ("namespace/name") requests come
+// through: those of its routes' parents that accept them.
+func (gp *gatewayPlan) servicesThrough() map[string]map[*gatewayState]bool {
 	through := map[string]map[*gatewayState]bool{}
 	for _, rp := range gp.routes {
 		for _, ps := range rp.parents {
@@ -39,24 +57,18 @@ func (gp *gatewayPlan) policyReports() []PolicyReport {
 			}
 		}
 	}
-	var out []PolicyReport
-	for _, st := range gp.tlsPolicyList {
-		gws := map[*gatewayState]bool{}
-		for _, t := range policyTargets(st.obj) {
-			for g := range through[t.service] {
-				gws[g] = true
-			}
+	return through
+}
+
+// gatewaysThrough gives the Gateways whose requests reach a Service the policy names.
+func (st *tlsPolicyState) gatewaysThrough(through map[string]map[*gatewayState]bool) map[*gatewayState]bool {
+	gws := map[*gatewayState]bool{}
+	for _, t := range policyTargets(st.obj) {
+		for g := range through[t.service] {
+			gws[g] = true
 		}
-		r := PolicyReport{Policy: st.obj}
-		for _, g := range gp.gatewayList {
-			if !gws[g] || len(r.Ancestors) == maxPolicyAncestors {
-				continue
-			}
-			r.Ancestors = append(r.Ancestors, st.ancestor(g, gp.snap.Controller))
-		}
-		out = append(out, r)
 	}
-	return out
+	return gws
 }
 
 // ancestor is the policy's status for one Gateway: Accepted and ResolvedRefs.
