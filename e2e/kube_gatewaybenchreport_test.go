@@ -55,7 +55,7 @@ func (r *gwBenchResult) markdown() string {
 	r.startup.rows(p, gwBenchRoutes)
 	p("| hosts answering 200 from their upstreams through the proxy, checked one by one afterwards (done %.2f s after start) | %d of %d |\n",
 		r.allServedAt.Seconds(), r.allServed, gwBenchRoutes)
-	p("| start → every HTTPRoute `Accepted` in its status (the reporter writes after the revision, through a rate-limited client) | %.1f s |\n",
+	p("| start → every HTTPRoute `Accepted` in its status (the reporter writes after the revision, one status write per route, through a client of its own) | %.1f s |\n",
 		r.statuses.Seconds())
 	p("| a change to one route → first answer from its new upstream, all %d | %s |\n", r.all.runs, r.all)
 	p("| … of them the weight switches (HTTPRoute update) | %s |\n", r.weights)

@@ -1,10 +1,6 @@
 package reconciler
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -22,7 +18,7 @@ func (p *gatewayReporter) forget(rep *GatewayReport) {
 	}
 	for k, r := range rep.Routes {
 		keep[k] = true
-		keep[r.Kind+" "+r.Meta.Namespace+"/"+r.Meta.Name+" "+string(r.Meta.UID)] = true
+		keep[r.objectKey()] = true
 	}
 	for _, r := range rep.Policies {
 		keep["BackendTLSPolicy "+r.Policy.Namespace+"/"+r.Policy.Name+" "+string(r.Policy.UID)] = true
@@ -34,6 +30,11 @@ func (p *gatewayReporter) forget(rep *GatewayReport) {
 			delete(p.wrote, k)
 		}
 	}
+	for k := range p.versions {
+		if !keep[k] {
+			delete(p.versions, k)
+		}
+	}
 	for k := range p.said {
 		if !keep[k] {
 			delete(p.said, k)
@@ -41,30 +42,45 @@ func (p *gatewayReporter) forget(rep *GatewayReport) {
 	}
 }
 
-// events records a route's Events, unless the same was said of its generation.
-func (p *gatewayReporter) events(key string, r *RouteReport, rev int64) {
-	msgs := make([]string, 0, len(r.Problems)+len(r.Notes))
+// verdict is what a route's Events said of it: whether it was applied, and its problems
+// and notes as "reason: message".
+type verdict struct {
+	applied bool
+	said    map[string]bool
+}
+
+// events records a route's Events when what they say changed: Applied when it becomes
+// applied (at first, or again after it was not), and each problem and note that was not
+// said before. A route whose status was already the report's (changed false: setRoute
+// wrote nothing) when the reporter first sees it was told by the reporter before this
+// one, and gets none: a restart says nothing of a thousand routes that did not change. An
+// edit of a route that leaves its verdict as it was gets none either; its status says
+// which generation is served.
+func (p *gatewayReporter) events(key string, r *RouteReport, rev int64, changed bool) {
+	now := verdict{applied: r.Applied, said: map[string]bool{}}
 	for _, pb := range append(append([]Problem(nil), r.Problems...), r.Notes...) {
-		msgs = append(msgs, pb.Reason+": "+pb.Message)
+		now.said[pb.Reason+": "+pb.Message] = true
 	}
-	sort.Strings(msgs)
-	said := fmt.Sprintf("%d %t %s", r.Meta.Generation, r.Applied, strings.Join(msgs, "\n"))
 	p.mu.Lock()
-	fresh := p.said[key] != said
-	p.said[key] = said
+	before, seen := p.said[key]
+	p.said[key] = now
 	p.mu.Unlock()
-	if !fresh {
+	if !seen && !changed {
 		return
 	}
 	ref := &corev1.ObjectReference{Kind: r.Kind, APIVersion: gatewayv1.GroupVersion.String(),
 		Namespace: r.Meta.Namespace, Name: r.Meta.Name, UID: r.Meta.UID}
-	if r.Applied {
+	if r.Applied && !before.applied {
 		p.recorder.Eventf(ref, corev1.EventTypeNormal, ReasonApplied, "applied at revision %d", rev)
 	}
 	for _, pb := range r.Problems {
-		p.recorder.Event(ref, corev1.EventTypeWarning, pb.Reason, api.Truncate(pb.Message, maxEventMessage, "…"))
+		if !before.said[pb.Reason+": "+pb.Message] {
+			p.recorder.Event(ref, corev1.EventTypeWarning, pb.Reason, api.Truncate(pb.Message, maxEventMessage, "…"))
+		}
 	}
 	for _, n := range r.Notes {
-		p.recorder.Event(ref, corev1.EventTypeNormal, n.Reason, api.Truncate(n.Message, maxEventMessage, "…"))
+		if !before.said[n.Reason+": "+n.Message] {
+			p.recorder.Event(ref, corev1.EventTypeNormal, n.Reason, api.Truncate(n.Message, maxEventMessage, "…"))
+		}
 	}
 }

@@ -26,8 +26,8 @@ const gatewayRecheck = 500 * time.Millisecond
 
 // gatewayReporter tells the Gateway API objects what a sync did: the status of classes,
 // Gateways and routes, and Events on routes. It works off the newest report alone (each
-// report says everything), on its own goroutine, and writes a status only when it
-// differs from what it wrote last.
+// report says everything), on its own goroutine, one write at a time, and writes a status
+// only when it differs from what it wrote last and from what the object has.
 type gatewayReporter struct {
 	client   *clients
 	served   Served
@@ -39,9 +39,10 @@ type gatewayReporter struct {
 	mu   sync.Mutex
 	rep  *GatewayReport
 	rev  int64
-	said map[string]string // route key -> what its Events said
-	// wrote is what was last written to each object, by kind, namespace/name and UID.
-	wrote map[string]string
+	said map[string]verdict // what the Events of each route said, by kind, namespace/name and UID
+	// wrote is what was last written to each object, by kind, namespace/name and UID, and
+	// versions the resourceVersion that write made (see writeStatus).
+	wrote, versions map[string]string
 	// configs holds, per Gateway UID, its Config and the revision of the report that
 	// changed it last: the revision it is Programmed at.
 	configs map[string]gatewayConfig
@@ -58,7 +59,8 @@ func newGatewayReporter(client *clients, store Store, opts Options, log *slog.Lo
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.core.Events("")})
 	p := &gatewayReporter{client: client, log: log,
 		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "restyplane"}), stopRec: b.Shutdown,
-		wake: make(chan struct{}, 1), said: map[string]string{}, wrote: map[string]string{}, configs: map[string]gatewayConfig{}}
+		wake: make(chan struct{}, 1), said: map[string]verdict{}, wrote: map[string]string{}, versions: map[string]string{},
+		configs: map[string]gatewayConfig{}}
 	p.served, _ = store.(Served)
 	return p
 }
@@ -145,8 +147,8 @@ func (p *gatewayReporter) tell(ctx context.Context, rep *GatewayReport, rev int6
 	sort.Strings(keys)
 	for _, k := range keys {
 		r := rep.Routes[k]
-		p.events(k, r, rev)
-		p.setRoute(ctx, rep.Controller, r)
+		changed := p.setRoute(ctx, rep.Controller, r)
+		p.events(r.objectKey(), r, rev, changed)
 	}
 	for _, r := range rep.Policies {
 		p.setPolicy(ctx, rep.Controller, r)

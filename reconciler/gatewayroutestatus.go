@@ -8,57 +8,42 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // setRoute brings the parents of a route's status that restyplane's controller owns to
-// the report's, and leaves the other controllers' alone.
-func (p *gatewayReporter) setRoute(ctx context.Context, controller string, r *RouteReport) {
-	key := r.Kind + " " + r.Meta.Namespace + "/" + r.Meta.Name + " " + string(r.Meta.UID)
+// the report's, and leaves the other controllers' alone. It reports whether the route's
+// status was not already the report's (see events).
+func (p *gatewayReporter) setRoute(ctx context.Context, controller string, r *RouteReport) bool {
+	key := r.objectKey()
 	if !p.fresh(key, fmt.Sprint(r.Parents)) {
-		return
+		return false
 	}
-	v1 := p.client.gateway.GatewayV1()
+	v1 := p.client.gatewayStatus.GatewayV1()
+	var wrote bool
 	var err error
 	switch route := r.Route.(type) {
 	case *gatewayv1.HTTPRoute:
 		routes := v1.HTTPRoutes(route.Namespace)
-		err = writeParents(ctx, route, routes.Get, routes.UpdateStatus,
-			func(o *gatewayv1.HTTPRoute) *[]gatewayv1.RouteParentStatus { return &o.Status.Parents },
-			r.Parents, controller)
+		wrote, err = writeStatus(ctx, p, key, route, routes.Get, routes.UpdateStatus,
+			func(o *gatewayv1.HTTPRoute) bool { return setParents(&o.Status.Parents, r.Parents, controller) })
 	case *gatewayv1.GRPCRoute:
 		routes := v1.GRPCRoutes(route.Namespace)
-		err = writeParents(ctx, route, routes.Get, routes.UpdateStatus,
-			func(o *gatewayv1.GRPCRoute) *[]gatewayv1.RouteParentStatus { return &o.Status.Parents },
-			r.Parents, controller)
+		wrote, err = writeStatus(ctx, p, key, route, routes.Get, routes.UpdateStatus,
+			func(o *gatewayv1.GRPCRoute) bool { return setParents(&o.Status.Parents, r.Parents, controller) })
 	}
 	p.done(key, err, "route", r.Meta.Namespace+"/"+r.Meta.Name)
+	return wrote || err != nil
 }
 
-// writeParents writes want as controller's parents of route's status, read fresh before
-// each try (see setClass) and retried on conflict; a route gone or made again under the
-// same name is left alone.
-func writeParents[R interface {
-	*gatewayv1.HTTPRoute | *gatewayv1.GRPCRoute
-	metav1.Object
-}](ctx context.Context, route R,
-	get func(context.Context, string, metav1.GetOptions) (R, error),
-	update func(context.Context, R, metav1.UpdateOptions) (R, error),
-	parents func(R) *[]gatewayv1.RouteParentStatus, want []gatewayv1.RouteParentStatus, controller string) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur, err := get(ctx, route.GetName(), metav1.GetOptions{})
-		if err != nil || cur.GetUID() != route.GetUID() {
-			return err
-		}
-		ps, changed := ownParents(*parents(cur), want, controller)
-		if !changed {
-			return nil
-		}
-		*parents(cur) = ps
-		_, err = update(ctx, cur, metav1.UpdateOptions{})
-		return err
-	})
+// setParents makes want controller's parents in *have, and reports whether that changed
+// anything.
+func setParents(have *[]gatewayv1.RouteParentStatus, want []gatewayv1.RouteParentStatus, controller string) bool {
+	ps, changed := ownParents(*have, want, controller)
+	if changed {
+		*have = ps
+	}
+	return changed
 }
 
 // ownParents returns have with the parents of controller replaced by want (each keeping

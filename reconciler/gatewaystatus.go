@@ -33,9 +33,10 @@ type ClassReport struct {
 // each listener's in Listeners likewise.
 type GatewayStatusReport struct {
 	Gateway *gatewayv1.Gateway
-	// Config changes when what the Gateway serves does: its generation, or a route
-	// attached to it (or its generation). Programmed waits for the proxy to serve the
-	// revision of the sync that changed it, not of every sync.
+	// Config changes when what the Gateway serves does: its generation, a route
+	// attached to it (or its generation), or a BackendTLSPolicy on a Service its routes
+	// reach (tlsPolicyConfigs). Programmed waits for the proxy to serve the revision of
+	// the sync that changed it, not of every sync.
 	Config       string
 	Accepted     metav1.Condition
 	Programmable bool
@@ -65,6 +66,12 @@ type RouteReport struct {
 	Problems, Notes []Problem
 }
 
+// objectKey names the route's object for the reporter's memories: kind, namespace/name
+// and UID, so that a route made again under its name starts afresh.
+func (r *RouteReport) objectKey() string {
+	return r.Kind + " " + r.Meta.Namespace + "/" + r.Meta.Name + " " + string(r.Meta.UID)
+}
+
 // report builds the statuses the plan, and the merge it went through, call for.
 func (gp *gatewayPlan) report() *GatewayReport {
 	if gp == nil {
@@ -86,9 +93,10 @@ func (gp *gatewayPlan) report() *GatewayReport {
 		}
 	}
 	rep.Policies = gp.policyReports()
+	policies := gp.tlsPolicyConfigs()
 	for _, g := range gp.gatewayList {
 		r := g.report()
-		r.Config = fmt.Sprint(g.obj.Generation, attached[g])
+		r.Config = fmt.Sprint(g.obj.Generation, attached[g], policies[g])
 		rep.Gateways = append(rep.Gateways, r)
 	}
 	return rep

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -25,7 +24,25 @@ func (gp *gatewayPlan) policyReports() []PolicyReport {
 	if len(gp.tlsPolicyList) == 0 {
 		return nil
 	}
-	// The Gateways that each Service's requests come through.
+	through := gp.servicesThrough()
+	var out []PolicyReport
+	for _, st := range gp.tlsPolicyList {
+		gws := st.gatewaysThrough(through)
+		r := PolicyReport{Policy: st.obj}
+		for _, g := range gp.gatewayList {
+			if !gws[g] || len(r.Ancestors) == maxPolicyAncestors {
+				continue
+			}
+			r.Ancestors = append(r.Ancestors, st.ancestor(g, gp.snap.Controller))
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// servicesThrough gives the Gateways that each Service's ("namespace/name") requests come
+// through: those of its routes' parents that accept them.
+func (gp *gatewayPlan) servicesThrough() map[string]map[*gatewayState]bool {
 	through := map[string]map[*gatewayState]bool{}
 	for _, rp := range gp.routes {
 		for _, ps := range rp.parents {
@@ -40,24 +57,18 @@ func (gp *gatewayPlan) policyReports() []PolicyReport {
 			}
 		}
 	}
-	var out []PolicyReport
-	for _, st := range gp.tlsPolicyList {
-		gws := map[*gatewayState]bool{}
-		for _, t := range policyTargets(st.obj) {
-			for g := range through[t.service] {
-				gws[g] = true
-			}
+	return through
+}
+
+// gatewaysThrough gives the Gateways whose requests reach a Service the policy names.
+func (st *tlsPolicyState) gatewaysThrough(through map[string]map[*gatewayState]bool) map[*gatewayState]bool {
+	gws := map[*gatewayState]bool{}
+	for _, t := range policyTargets(st.obj) {
+		for g := range through[t.service] {
+			gws[g] = true
 		}
-		r := PolicyReport{Policy: st.obj}
-		for _, g := range gp.gatewayList {
-			if !gws[g] || len(r.Ancestors) == maxPolicyAncestors {
-				continue
-			}
-			r.Ancestors = append(r.Ancestors, st.ancestor(g, gp.snap.Controller))
-		}
-		out = append(out, r)
 	}
-	return out
+	return gws
 }
 
 // ancestor is the policy's status for one Gateway: Accepted and ResolvedRefs.
@@ -92,19 +103,13 @@ func (p *gatewayReporter) setPolicy(ctx context.Context, controller string, r Po
 	if !p.fresh(key, fmt.Sprint(r.Ancestors)) {
 		return
 	}
-	policies := p.client.gateway.GatewayV1().BackendTLSPolicies(pol.Namespace)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur, err := policies.Get(ctx, pol.Name, metav1.GetOptions{})
-		if err != nil || cur.UID != pol.UID {
-			return err
-		}
+	policies := p.client.gatewayStatus.GatewayV1().BackendTLSPolicies(pol.Namespace)
+	_, err := writeStatus(ctx, p, key, pol, policies.Get, policies.UpdateStatus, func(cur *gatewayv1.BackendTLSPolicy) bool {
 		as, changed := ownAncestors(cur.Status.Ancestors, r.Ancestors, controller)
-		if !changed {
-			return nil
+		if changed {
+			cur.Status.Ancestors = as
 		}
-		cur.Status.Ancestors = as
-		_, err = policies.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-		return err
+		return changed
 	})
 	p.done(key, err, "backendtlspolicy", pol.Namespace+"/"+pol.Name)
 }

@@ -6,38 +6,24 @@ import (
 	"net"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// setClass brings a GatewayClass's status to the report's. Like every status write, it
-// compares with the object as the API server has it, never with the report's copy: that
-// is the informer's and may be older, and a Gateway whose copy still showed it Programmed
-// at an earlier revision looked done and was left Pending at the next.
+// setClass brings a GatewayClass's status to the report's (see writeStatus).
 func (p *gatewayReporter) setClass(ctx context.Context, c ClassReport) {
 	gc := c.Class
 	key := "GatewayClass " + gc.Name + " " + string(gc.UID)
 	if !p.fresh(key, fmt.Sprint(c.Conditions, c.Features)) {
 		return
 	}
-	classes := p.client.gateway.GatewayV1().GatewayClasses()
-	var cur *gatewayv1.GatewayClass // read fresh, see setClass
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if cur == nil {
-			fresh, err := classes.Get(ctx, gc.Name, metav1.GetOptions{})
-			if err != nil || fresh.UID != gc.UID {
-				return err
-			}
-			cur = fresh
-		}
+	classes := p.client.gatewayStatus.GatewayV1().GatewayClasses()
+	_, err := writeStatus(ctx, p, key, gc, classes.Get, classes.UpdateStatus, func(cur *gatewayv1.GatewayClass) bool {
 		conds := keepTransitions(cur.Status.Conditions, c.Conditions)
 		if sameConditions(cur.Status.Conditions, conds) && fmt.Sprint(cur.Status.SupportedFeatures) == fmt.Sprint(c.Features) {
-			return nil
+			return false
 		}
 		cur.Status.Conditions, cur.Status.SupportedFeatures = conds, c.Features
-		_, err := classes.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-		cur = nil
-		return err
+		return true
 	})
 	p.done(key, err, "gatewayclass", gc.Name)
 }
@@ -61,16 +47,8 @@ func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport,
 	if !p.fresh(key, fmt.Sprint(want)) {
 		return
 	}
-	gws := p.client.gateway.GatewayV1().Gateways(gw.Namespace)
-	var cur *gatewayv1.Gateway // read fresh, see setClass
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if cur == nil {
-			fresh, err := gws.Get(ctx, gw.Name, metav1.GetOptions{})
-			if err != nil || fresh.UID != gw.UID {
-				return err
-			}
-			cur = fresh
-		}
+	gws := p.client.gatewayStatus.GatewayV1().Gateways(gw.Namespace)
+	_, err := writeStatus(ctx, p, key, gw, gws.Get, gws.UpdateStatus, func(cur *gatewayv1.Gateway) bool {
 		st := want
 		st.Conditions = keepTransitions(cur.Status.Conditions, want.Conditions)
 		st.Listeners = nil
@@ -85,12 +63,10 @@ func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport,
 			st.Listeners = append(st.Listeners, l)
 		}
 		if sameGatewayStatus(cur.Status, st) {
-			return nil
+			return false
 		}
 		cur.Status = st
-		_, err := gws.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-		cur = nil
-		return err
+		return true
 	})
 	p.done(key, err, "gateway", gw.Namespace+"/"+gw.Name)
 }

@@ -105,7 +105,13 @@ func (f *fixture) options(identity string) reconciler.Options {
 // run starts a reconciler on st and returns it and a function that stops it and waits.
 func (f *fixture) run(t *testing.T, st reconciler.Store, identity string) (*reconciler.Reconciler, func()) {
 	t.Helper()
-	r, err := reconciler.New(st, f.options(identity))
+	return f.runWith(t, st, f.options(identity))
+}
+
+// runWith is run with the options given.
+func (f *fixture) runWith(t *testing.T, st reconciler.Store, opts reconciler.Options) (*reconciler.Reconciler, func()) {
+	t.Helper()
+	r, err := reconciler.New(st, opts)
 	if err != nil {
 		t.Fatalf("new reconciler: %v", err)
 	}
