@@ -47,12 +47,18 @@ test:
 
 # Gateway API's conformance suite (profiles GATEWAY-HTTP and GATEWAY-GRPC), every feature
 # restyplane's GatewayClass claims, on a real API server, controller manager, scheduler and
-# kwok node (conformance/); the report is written to conformance/report/. `make test`
-# runs the core tests only.
+# kwok node (conformance/), once with the CRDs of each of Gateway API's channels (the
+# experimental one's HTTPRoute has rules[].retry, and the class claims retries there); each
+# run's report is written to conformance/report/<channel>-v1.6.3-default-report.yaml.
+# `make test` runs the core tests only.
+CONFORMANCE_CHANNELS ?= standard experimental
 conformance:
 	bash hack/install.sh test
-	RESTYPLANE_CONFORMANCE=full RESTYPLANE_CONFORMANCE_REPORT=conformance/report/standard-v1.6.3-default-report.yaml \
-		RESTYPLANE_VERSION=$(VERSION) $(GO) test ./conformance -run '^TestConformance$$' -count=1 -timeout 90m -v
+	for ch in $(CONFORMANCE_CHANNELS); do \
+		RESTYPLANE_CONFORMANCE=full RESTYPLANE_CONFORMANCE_CHANNEL=$$ch \
+		RESTYPLANE_CONFORMANCE_REPORT=conformance/report/$$ch-v1.6.3-default-report.yaml \
+		RESTYPLANE_VERSION=$(VERSION) $(GO) test ./conformance -run '^TestConformance$$' -count=1 -timeout 90m -v || exit 1; \
+	done
 
 # Each benchmark writes its own section of BENCHMARKS.md (between its markers).
 bench:

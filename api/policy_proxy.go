@@ -45,6 +45,11 @@ type RetryPolicy struct {
 	Tries int `json:"tries,omitempty" minimum:"0" maximum:"11" example:"3"`
 	// Timeout bounds the time spent moving on; empty or "0s" means no bound.
 	Timeout string `json:"timeout,omitempty" example:"10s"`
+	// SamePeer lets a retry go to an endpoint already tried once every endpoint was: Tries
+	// then bounds the retries whatever the number of endpoints, and a backend of one
+	// endpoint retries too (Gateway API's retry attempts). Without it, as in
+	// ingress-nginx, a request tries each endpoint at most once.
+	SamePeer bool `json:"samePeer,omitempty" example:"true"`
 }
 
 // ErrorsPolicy sends the answers with Codes to another backend, as ingress-nginx's
@@ -184,6 +189,11 @@ func (r *RetryPolicy) validate() error {
 	}
 	if r.Tries < 0 || r.Tries > MaxRetryTries {
 		return Invalid("tries", "must be 0-%d", MaxRetryTries)
+	}
+	// Without a number of tries of its own, samePeer would retry up to the backend's
+	// retries, which count other peers.
+	if r.SamePeer && r.Tries < 2 {
+		return Invalid("samePeer", "samePeer needs tries of 2 or more, which then bound the retries")
 	}
 	if r.Timeout != "" {
 		if err := ValidDuration("timeout", r.Timeout); err != nil {

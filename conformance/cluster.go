@@ -34,10 +34,11 @@ type Cluster struct {
 	programs []*proc
 }
 
-// StartCluster starts the cluster for one test and stops all of it, Pods' programs and
-// network namespaces included, when the test ends. A missing program fails the test with
-// what to run.
-func StartCluster(tb testing.TB) *Cluster {
+// StartCluster starts the cluster for one test, with the CRDs of Gateway API's channel
+// (kubetest.ChannelStandard or ChannelExperimental), and stops all of it, Pods' programs
+// and network namespaces included, when the test ends. A missing program fails the test
+// with what to run.
+func StartCluster(tb testing.TB, channel string) *Cluster {
 	tb.Helper()
 	bins := map[string]string{}
 	for _, name := range []string{"kube-controller-manager", "kube-scheduler", "kwok"} {
@@ -52,6 +53,9 @@ func StartCluster(tb testing.TB) *Cluster {
 		tb.Fatalf("conformance: %v", err)
 	}
 	kc := kubetest.StartGatewayAPIT(tb)
+	if channel == kubetest.ChannelExperimental {
+		kc = kubetest.StartGatewayAPIExperimentalT(tb)
+	}
 	c := &Cluster{Cluster: kc, Kubeconfig: kc.Kubeconfig(tb), dir: logDir(tb)}
 	tb.Cleanup(func() { c.stop(tb) })
 	if c.net, err = newPodNetwork(); err != nil {

@@ -9,13 +9,18 @@ import (
 	"time"
 
 	"sigs.k8s.io/gateway-api/conformance/tests"
+
+	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
 
 // The environment of `make conformance`: RESTYPLANE_CONFORMANCE=full claims every feature
 // restyplane's GatewayClass lists, not only the core ones, and the report goes to the file
 // RESTYPLANE_CONFORMANCE_REPORT (relative to the module root) with restyplane's version
-// RESTYPLANE_VERSION.
+// RESTYPLANE_VERSION. RESTYPLANE_CONFORMANCE_CHANNEL=experimental installs the CRDs of
+// Gateway API's experimental channel, whose HTTPRoute has rules[].retry (the class then
+// claims retries); standard, the default, those of the standard channel.
 const (
+	channelEnv = "RESTYPLANE_CONFORMANCE_CHANNEL"
 	modeEnv    = "RESTYPLANE_CONFORMANCE"
 	reportEnv  = "RESTYPLANE_CONFORMANCE_REPORT"
 	versionEnv = "RESTYPLANE_VERSION"
@@ -47,7 +52,15 @@ func TestConformance(t *testing.T) {
 			}
 		}
 	}
-	c := StartCluster(t)
+	channel := os.Getenv(channelEnv)
+	switch channel {
+	case "":
+		channel = kubetest.ChannelStandard
+	case kubetest.ChannelStandard, kubetest.ChannelExperimental:
+	default:
+		t.Fatalf("%s=%q: want %s or %s", channelEnv, channel, kubetest.ChannelStandard, kubetest.ChannelExperimental)
+	}
+	c := StartCluster(t, channel)
 	addrs := StartRestyplane(t, c)
 	r.Addresses = addrs
 	waitGatewayClassAccepted(t, c, 2*time.Minute)

@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/gateway-api/conformance/utils/config"
 	"sigs.k8s.io/gateway-api/conformance/utils/kubernetes"
 	"sigs.k8s.io/gateway-api/conformance/utils/suite"
+
+	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
 
 // TestHarness brings the cluster up with the suite's base manifests, applied by the
@@ -29,7 +31,7 @@ import (
 func TestHarness(t *testing.T) {
 	var pids []int
 	t.Cleanup(func() { nothingLeft(t, pids) }) // runs last, after the cluster's own cleanup
-	c := StartCluster(t)
+	c := StartCluster(t, kubetest.ChannelStandard)
 	cl, _, err := c.SuiteClient()
 	if err != nil {
 		t.Fatal(err)

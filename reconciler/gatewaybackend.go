@@ -155,7 +155,7 @@ func (gp *gatewayPlan) ruleBackend(rp *routePlan, rule int, refs []weightedRef, 
 	name := objectName(lowerKind(rp.kind) + "." + rp.meta.Namespace + "." + rp.meta.Name + ".rule" + strconv.Itoa(rule))
 	b := weightedBackend(name, rp.source(), parts, failing, like)
 	if err := b.Validate(); err != nil {
-		rp.unresolved(gatewayv1.RouteReasonBackendNotFound, "rules[%d]: the backend balancing its backendRefs: %v", rule, err)
+		rp.unresolved(gatewayv1.RouteReasonBackendNotFound, "%s: the backend balancing its backendRefs: %v", rp.rule(rule), err)
 		return "", nil
 	}
 	rp.backends[name] = b

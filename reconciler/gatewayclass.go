@@ -30,25 +30,34 @@ var supportedFeatures = []features.FeatureName{
 	features.SupportHTTPRouteQueryParamMatching, features.SupportHTTPRouteRequestMirror,
 	features.SupportHTTPRouteRequestMultipleMirrors, features.SupportHTTPRouteRequestPercentageMirror,
 	features.SupportHTTPRouteRequestTimeout, features.SupportHTTPRouteResponseHeaderModification,
-	features.SupportHTTPRouteSchemeRedirect, features.SupportReferenceGrant,
+	features.SupportHTTPRouteSchemeRedirect, features.SupportReferenceGrant, features.SupportHTTPRouteNamedRouteRule,
 }
+
+// retryFeatures are served where the cluster's HTTPRoute keeps rules[].retry (Gateway
+// API's experimental channel): a retry retries on the codes nginx can retry on, and on
+// connection errors and timeouts, as the spec asks of a retry stanza.
+var retryFeatures = []features.FeatureName{features.SupportHTTPRouteRetry,
+	features.SupportHTTPRouteRetryBackendTimeout, features.SupportHTTPRouteRetryConnectionError}
 
 // pooledFeatures are served with --gateway-addresses: a Gateway's spec.addresses asks
 // for an address of the pool, or for any.
 var pooledFeatures = []features.FeatureName{features.SupportGatewayStaticAddresses, features.SupportGatewayAddressEmpty}
 
 // classFeatures lists the supported features for a class's status, sorted by name:
-// GRPCRoute and BackendTLSPolicy where the cluster serves them, the addresses Gateways
-// ask for where a pool gives them.
-func classFeatures(grpc, backendTLS, pooled bool) []gatewayv1.SupportedFeature {
+// GRPCRoute (and its named rules), BackendTLSPolicy and retries where the cluster serves
+// them, the addresses Gateways ask for where a pool gives them.
+func classFeatures(gs *GatewaySnapshot) []gatewayv1.SupportedFeature {
 	names := slices.Clone(supportedFeatures)
-	if grpc {
-		names = append(names, features.SupportGRPCRoute)
+	if gs.GRPCServed {
+		names = append(names, features.SupportGRPCRoute, features.SupportGRPCRouteNamedRouteRule)
 	}
-	if backendTLS {
+	if gs.RetryServed {
+		names = append(names, retryFeatures...)
+	}
+	if gs.TLSPolicyServed {
 		names = append(names, features.SupportBackendTLSPolicy)
 	}
-	if pooled {
+	if gs.Pool != nil {
 		names = append(names, pooledFeatures...)
 	}
 	slices.Sort(names)

@@ -41,6 +41,8 @@ type gatewayCluster struct {
 	gatewayIndex cache.Indexer
 	// policyIndex indexes the BackendTLSPolicies by their ConfigMaps (byConfigMap).
 	policyIndex cache.Indexer
+	// retry says whether HTTPRoute keeps rules[].retry (gatewayKinds.retry).
+	retry bool
 }
 
 // newGatewayCluster sets up the informers of what served says the cluster serves;
@@ -48,7 +50,7 @@ type gatewayCluster struct {
 // a route's spec alone (its labels and annotations unchanged), which calls edited with the
 // route's key ("Kind namespace/name").
 func newGatewayCluster(client *clients, served gatewayKinds, enqueue func(), edited func(route string)) (*gatewayCluster, error) {
-	g := &gatewayCluster{}
+	g := &gatewayCluster{retry: served.retry}
 	all := metav1.NamespaceAll
 	v1 := client.gateway.GatewayV1()
 	add := func(inf cache.SharedIndexInformer) cache.SharedIndexInformer {

@@ -19,6 +19,11 @@ type gatewayKinds struct {
 	grants     bool
 	// backendTLS is BackendTLSPolicy, of the standard channel since v1.4.
 	backendTLS bool
+	// retry is whether HTTPRoute keeps rules[].retry (httpRouteRetryServed); retryErr
+	// why that could not be told, when it could not: retries are then not claimed, and
+	// the rest is served.
+	retry    bool
+	retryErr error
 }
 
 // discoverGateway asks the API server which Gateway API kinds it serves.
@@ -31,6 +36,9 @@ func discoverGateway(client *clients) (gatewayKinds, error) {
 	k.core = slices.Contains(v1, "gatewayclasses") && slices.Contains(v1, "gateways") && slices.Contains(v1, "httproutes")
 	k.grpcRoutes = slices.Contains(v1, "grpcroutes")
 	k.backendTLS = slices.Contains(v1, "backendtlspolicies")
+	if k.core {
+		k.retry, k.retryErr = httpRouteRetryServed(client)
+	}
 	beta, err := servedResources(client, gatewayv1beta1.GroupVersion.String())
 	if err != nil {
 		return k, err

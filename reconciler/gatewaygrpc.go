@@ -16,6 +16,9 @@ func (gp *gatewayPlan) planGRPCRoute(r *gatewayv1.GRPCRoute) *routePlan {
 		parentRefs: r.Spec.ParentRefs, backends: map[string]*api.Backend{},
 		cas: map[string]*api.CACertificate{}, services: map[string]bool{}, rules: len(r.Spec.Rules)}
 	for i, rule := range r.Spec.Rules {
+		rp.ruleRefs = append(rp.ruleRefs, ruleRef(i, rule.Name))
+	}
+	for i, rule := range r.Spec.Rules {
 		locs, err := gp.grpcRule(rp, i, rule)
 		if err != nil {
 			rp.ruleInvalid(i, err)

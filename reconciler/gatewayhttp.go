@@ -17,6 +17,9 @@ func (gp *gatewayPlan) planHTTPRoute(r *gatewayv1.HTTPRoute) *routePlan {
 		parentRefs: r.Spec.ParentRefs, backends: map[string]*api.Backend{},
 		cas: map[string]*api.CACertificate{}, services: map[string]bool{}, rules: len(r.Spec.Rules)}
 	for i, rule := range r.Spec.Rules {
+		rp.ruleRefs = append(rp.ruleRefs, ruleRef(i, rule.Name))
+	}
+	for i, rule := range r.Spec.Rules {
 		locs, err := gp.httpRule(rp, i, rule)
 		if err != nil {
 			rp.ruleInvalid(i, err)
@@ -60,11 +63,11 @@ func (gp *gatewayPlan) httpRule(rp *routePlan, i int, rule gatewayv1.HTTPRouteRu
 		return nil, err
 	}
 	tmpl.Timeouts = t
-	if rule.Retry != nil {
-		rp.notes = append(rp.notes, Problem{Reason: ReasonIgnoredAnnotation, Message: fmt.Sprintf("rules[%d].retry is not served: requests are tried once", i)})
+	if tmpl.Retry, err = ruleRetry(rule.Retry, rule.Timeouts); err != nil {
+		return nil, err
 	}
 	if rule.SessionPersistence != nil {
-		rp.notes = append(rp.notes, Problem{Reason: ReasonIgnoredAnnotation, Message: fmt.Sprintf("rules[%d].sessionPersistence is not served", i)})
+		rp.notes = append(rp.notes, Problem{Reason: ReasonIgnoredAnnotation, Message: rp.rule(i) + ".sessionPersistence is not served"})
 	}
 	if err := gp.httpFilters(rp, &tmpl, filters); err != nil {
 		return nil, err

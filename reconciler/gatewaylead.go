@@ -24,6 +24,9 @@ func (r *Reconciler) gatewayAtStart(enqueue func(), edited func(route string)) *
 	if !kinds.core {
 		return nil
 	}
+	if kinds.retryErr != nil {
+		r.log.Warn("cannot tell whether HTTPRoute keeps rules[].retry; the GatewayClass does not claim retries", "err", kinds.retryErr)
+	}
 	g, err := newGatewayCluster(r.client, kinds, enqueue, edited)
 	if err != nil {
 		r.log.Error("gateway API informers", "err", err)

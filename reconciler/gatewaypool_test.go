@@ -109,7 +109,11 @@ func TestPooledFeatures(t *testing.T) {
 		return false
 	}
 	for _, pooled := range []bool{false, true} {
-		fs := classFeatures(false, false, pooled)
+		gs := &GatewaySnapshot{}
+		if pooled {
+			gs.Pool = &AddressPool{}
+		}
+		fs := classFeatures(gs)
 		for _, n := range []string{"GatewayStaticAddresses", "GatewayAddressEmpty"} {
 			if has(fs, n) != pooled {
 				t.Errorf("with a pool %t, %s claimed %t", pooled, n, has(fs, n))

@@ -35,6 +35,8 @@ type routePlan struct {
 	// not accepted (UnsupportedValue).
 	invalid []string
 	rules   int
+	// ruleRefs name the rules in messages (ruleRef), by index.
+	ruleRefs []string
 	// refusal says why the route is not applied at all (a hostname another namespace
 	// holds, a name the REST API has), set as it meets the others.
 	refusal string
@@ -78,11 +80,19 @@ func (rp *routePlan) unresolved(reason gatewayv1.RouteConditionReason, format st
 	rp.warn(ReasonDegraded, "%s", msg)
 }
 
-// ruleInvalid leaves rule i out, saying why.
+// rule names rule i in messages: rules[i], and its name when it has one.
+func (rp *routePlan) rule(i int) string {
+	if i < len(rp.ruleRefs) {
+		return rp.ruleRefs[i]
+	}
+	return ruleRef(i, nil)
+}
+
+// ruleInvalid leaves rule i out, saying why. Each entry of invalid starts with "Dropped
+// Rule", which the spec asks of the PartiallyInvalid condition's message.
 func (rp *routePlan) ruleInvalid(i int, err error) {
-	msg := fmt.Sprintf("rules[%d] is not applied: %v", i, err)
-	rp.invalid = append(rp.invalid, msg)
-	rp.warn(ReasonSkipped, "%s", msg)
+	rp.invalid = append(rp.invalid, fmt.Sprintf("Dropped Rule %s: %v", rp.rule(i), err))
+	rp.warn(ReasonSkipped, "%s is not applied: %v", rp.rule(i), err)
 }
 
 // accepted reports whether the route is attached to some listener and applied, as its

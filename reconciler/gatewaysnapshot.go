@@ -39,13 +39,16 @@ type GatewaySnapshot struct {
 	// GRPCServed says whether the cluster serves GRPCRoute, TLSPolicyServed whether
 	// BackendTLSPolicy.
 	GRPCServed, TLSPolicyServed bool
+	// RetryServed says whether the cluster's HTTPRoute keeps rules[].retry, which only
+	// Gateway API's experimental channel has: elsewhere the API server drops it.
+	RetryServed bool
 }
 
 // gatewaySnapshot reads the Gateway API objects of controller from g's caches into snap,
 // and the Services and Secrets they reference.
 func (c *cluster) gatewaySnapshot(g *gatewayCluster, controller string, snap *Snapshot) error {
 	gs := &GatewaySnapshot{Controller: controller, NamespaceLabels: map[string]map[string]string{}, GRPCServed: g.grpcRoutes != nil,
-		TLSPolicyServed: g.tlsPolicies != nil}
+		TLSPolicyServed: g.tlsPolicies != nil, RetryServed: g.retry}
 	classes, err := g.classes.List(labels.Everything())
 	if err != nil {
 		return fmt.Errorf("list gatewayclasses: %w", err)

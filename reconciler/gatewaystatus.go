@@ -80,7 +80,7 @@ func (gp *gatewayPlan) report() *GatewayReport {
 	rep := &GatewayReport{Controller: gp.snap.Controller, Routes: map[string]*RouteReport{}}
 	for _, gc := range gp.snap.Classes {
 		c := gp.classes[gc.Name]
-		rep.Classes = append(rep.Classes, ClassReport{Class: gc, Conditions: c.conditions(), Features: classFeatures(gp.snap.GRPCServed, gp.snap.TLSPolicyServed, gp.snap.Pool != nil)})
+		rep.Classes = append(rep.Classes, ClassReport{Class: gc, Conditions: c.conditions(), Features: classFeatures(gp.snap)})
 	}
 	attached := map[*gatewayState][]string{}
 	for _, rp := range gp.routes {

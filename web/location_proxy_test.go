@@ -36,6 +36,7 @@ func TestLocationProxyRetryAndErrors(t *testing.T) {
 	b.typeInto(tid("location-retry-on"), "error, timeout, http_503")
 	b.typeInto(tid("location-retry-tries"), "2")
 	b.typeInto(tid("location-retry-timeout"), "10s")
+	b.choose(tid("location-retry-same-peer"), "yes")
 	b.typeInto(tid("location-errors-codes"), "404, 503")
 	b.choose(tid("location-errors-backend"), "pages")
 	b.typeInto(tid("server-reason"), "retries and error pages")
@@ -51,6 +52,7 @@ func TestLocationProxyRetryAndErrors(t *testing.T) {
 				NextUpstream []string
 				Tries        int
 				Timeout      string
+				SamePeer     bool
 			}
 			Errors struct {
 				Codes   []int
@@ -63,7 +65,7 @@ func TestLocationProxyRetryAndErrors(t *testing.T) {
 	}
 	l := srv.Locations[0]
 	if l.Proxy.BodySize != "10m" || l.Proxy.Buffering != "off" || l.Proxy.BufferSize != "8k" || l.Proxy.BuffersNumber != 8 ||
-		strings.Join(l.Retry.NextUpstream, " ") != "error timeout http_503" || l.Retry.Tries != 2 || l.Retry.Timeout != "10s" ||
+		strings.Join(l.Retry.NextUpstream, " ") != "error timeout http_503" || l.Retry.Tries != 2 || l.Retry.Timeout != "10s" || !l.Retry.SamePeer ||
 		len(l.Errors.Codes) != 2 || l.Errors.Codes[0] != 404 || l.Errors.Codes[1] != 503 || l.Errors.Backend != "pages" {
 		t.Fatalf("location = %+v", l)
 	}
@@ -71,5 +73,8 @@ func TestLocationProxyRetryAndErrors(t *testing.T) {
 	b.route("#/servers/shop/edit", tid("server-form"))
 	if got := evalJS[string](b, `document.querySelector('[data-testid="location-retry-on"]').value`); got != "error, timeout, http_503" {
 		t.Fatalf("retry on field = %q", got)
+	}
+	if got := evalJS[string](b, `document.querySelector('[data-testid="location-retry-same-peer"]').value`); got != "yes" {
+		t.Fatalf("retry the same endpoint field = %q", got)
 	}
 }

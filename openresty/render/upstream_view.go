@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -26,6 +27,9 @@ func withUpstream(v *locationView, l *api.Location, u upstreamView) {
 	}
 	if u.TLS {
 		u.Block += "_" + tlsPolicyKey(u)
+	}
+	if l.Retry != nil && l.Retry.SamePeer {
+		u.Block += againSuffix
 	}
 	v.Up = u
 	var extra []api.Header
@@ -77,11 +81,23 @@ func tlsPolicyKey(u upstreamView) string {
 	return hex.EncodeToString(sum[:6])
 }
 
-func sortedBlocks(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
+// againSuffix ends the name of the upstream block of locations whose retry policy lets
+// a retry go to a peer already tried (samePeer): its balancer is told so as an argument,
+// so that no other request pays a variable read to learn it.
+const againSuffix = "_again"
+
+// upstreamBlock is one upstream block: its name, and whether its balancer lets a retry
+// go to a peer already tried.
+type upstreamBlock struct {
+	Name  string
+	Again bool
+}
+
+func sortedBlocks(m map[string]bool) []upstreamBlock {
+	out := make([]upstreamBlock, 0, len(m))
 	for b := range m {
-		out = append(out, b)
+		out = append(out, upstreamBlock{Name: b, Again: strings.HasSuffix(b, againSuffix)})
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

@@ -23,8 +23,9 @@ type confView struct {
 	WWW         []wwwView
 	LuaPathFull string
 	Upstream    string
-	// Upstreams are the upstream blocks the locations pass to, one per protocol used.
-	Upstreams []string
+	// Upstreams are the upstream blocks the locations pass to, one per protocol used (and
+	// TLS policy, and retry to the same peer).
+	Upstreams []upstreamBlock
 	// RealIP is the trusted proxies and their header, nil without them.
 	RealIP *realIPView
 	// CatchAll says that one of Servers is the default server; without one, a block of

@@ -42,7 +42,7 @@ type Cluster struct {
 // and the etcd on PATH. Stop it with Stop.
 func Start() (*Cluster, error) { return start(nil) }
 
-// start starts a cluster and installs the CRDs in crdDirs.
+// start starts a cluster and installs the CRDs in crdDirs (directories or files).
 func start(crdDirs []string) (*Cluster, error) {
 	apiserver, etcd, err := binaries()
 	if err != nil {

@@ -9,20 +9,39 @@ import (
 	"testing"
 )
 
-// gatewayAPIModule is the Go module whose config/crd/standard holds the CRDs of the
+// gatewayAPIModule is the Go module whose config/crd/<channel> holds the CRDs of the
 // Gateway API version restyplane builds against (go.mod names it), so the cluster
 // serves exactly the types the reconciler's client knows.
 const gatewayAPIModule = "sigs.k8s.io/gateway-api"
+
+// Gateway API's release channels: the standard one, and the experimental one, whose CRDs
+// add fields (HTTPRoute's rules[].retry) and kinds to it.
+const (
+	ChannelStandard     = "standard"
+	ChannelExperimental = "experimental"
+)
 
 // StartGatewayAPI starts a cluster as Start does, with Gateway API's standard-channel
 // CRDs installed (GatewayClass, Gateway, HTTPRoute, GRPCRoute, ReferenceGrant,
 // BackendTLSPolicy, ...).
 func StartGatewayAPI() (*Cluster, error) {
-	dir, err := gatewayCRDDir()
+	return StartGatewayAPIChannel(ChannelStandard)
+}
+
+// StartGatewayAPIChannel starts a cluster with the CRDs of Gateway API's channel, those
+// of group gateway.networking.k8s.io: the experimental channel's x-k8s.io ones (XBackend,
+// XMesh...) use CEL functions this API server's release does not have, and no test
+// needs them.
+func StartGatewayAPIChannel(channel string) (*Cluster, error) {
+	dir, err := gatewayCRDDir(channel)
 	if err != nil {
 		return nil, err
 	}
-	return start([]string{dir})
+	files, err := filepath.Glob(filepath.Join(dir, "gateway.networking.k8s.io_*.yaml"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("gateway API CRDs in %s: none found (%v)", dir, err)
+	}
+	return start(files)
 }
 
 // StartGatewayAPIT starts a cluster with Gateway API's CRDs for one test and stops it
@@ -32,9 +51,18 @@ func StartGatewayAPIT(tb testing.TB) *Cluster {
 	return startT(tb, StartGatewayAPI)
 }
 
-// gatewayCRDDir finds the standard CRDs in the module cache with the go command, which
+// StartGatewayAPIExperimentalT is StartGatewayAPIT with the experimental channel's CRDs.
+func StartGatewayAPIExperimentalT(tb testing.TB) *Cluster {
+	tb.Helper()
+	return startT(tb, func() (*Cluster, error) { return StartGatewayAPIChannel(ChannelExperimental) })
+}
+
+// gatewayCRDDir finds the channel's CRDs in the module cache with the go command, which
 // the tests run under anyway.
-func gatewayCRDDir() (string, error) {
+func gatewayCRDDir(channel string) (string, error) {
+	if channel != ChannelStandard && channel != ChannelExperimental {
+		return "", fmt.Errorf("gateway API channel %q: want %s or %s", channel, ChannelStandard, ChannelExperimental)
+	}
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
@@ -45,7 +73,7 @@ func gatewayCRDDir() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find %s: %w", gatewayAPIModule, err)
 	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "standard")
+	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", channel)
 	if _, err := os.Stat(dir); err != nil {
 		return "", fmt.Errorf("gateway API CRDs: %w", err)
 	}

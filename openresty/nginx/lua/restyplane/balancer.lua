@@ -29,16 +29,24 @@ local function timeouts(t, mirrored)
     end
 end
 
--- more_tries is how many more peers a request to b may try after its first: a location's
--- retry policy (its tries, the first included) wins over the backend's retries, and a
--- retry always moves to a peer not tried yet, so there are at most as many as other peers.
-local function more_tries(b, mirrored)
+-- more_tries is how many more peers a request to b may try after its first, and whether
+-- a retry may go to a peer already tried: a location's retry policy (its tries, the first
+-- included) wins over the backend's retries. A retry moves to a peer not tried yet, so
+-- there are at most as many as other peers, unless the location lets it try one again
+-- once none is left (again: its upstream block says so, Gateway API's attempts).
+local function more_tries(b, mirrored, again)
     local others = #b.peers - 1
+    if others < 1 and not again then
+        return 0
+    end
+    local tries = not mirrored and tonumber(var.rp_tries or "")
+    if again and tries then
+        return tries - 1, true
+    end
     if others < 1 then
         return 0
     end
     local more = b.retries
-    local tries = not mirrored and tonumber(var.rp_tries or "")
     if tries then
         more = tries - 1
     end
@@ -58,8 +66,8 @@ end
 -- follows gets its peer here, and first_attempt returns nil: it costs no ngx.ctx and no
 -- table. Any other gets the state that its next attempts and later phases read. A
 -- mirror's copy names its backend in ngx.ctx (see restyplane.mirror): the variables it
--- sees are the copied request's.
-local function first_attempt()
+-- sees are the copied request's. again is balance's.
+local function first_attempt(again)
     local mirrored = mirror.waiting() and ngx.ctx.rp_mirror or nil
     if mirrored then
         mirror.taken()
@@ -90,7 +98,8 @@ local function first_attempt()
     if b.timeouts then
         timeouts(b.timeouts, mirrored)
     end
-    local more = more_tries(b, mirrored)
+    local more
+    more, again = more_tries(b, mirrored, again)
     local pinned, key
     if b.affinity then
         pinned, key = b.affinity:pinned()
@@ -116,19 +125,20 @@ local function first_attempt()
         end
         return set_peer(peer)
     end
-    local st = { backend = b, tried = {}, picked = {}, pinned = pinned, key = key }
+    local st = { backend = b, tried = {}, picked = {}, pinned = pinned, key = key, again = again }
     ngx.ctx.rp = st
     return st
 end
 
--- balance runs for every attempt; a retry moves to a peer not tried yet.
-function _M.balance()
+-- balance runs for every attempt; a retry moves to a peer not tried yet, or, in an
+-- upstream block whose locations allow it (again), to any once every peer was tried.
+function _M.balance(again)
     local st
     if ngx_balancer.get_last_failure() ~= nil then
         st = ngx.ctx.rp
     end
     if not st then
-        st = first_attempt()
+        st = first_attempt(again)
         if not st then
             return
         end
@@ -141,6 +151,10 @@ function _M.balance()
     if not peer then
         local key = b.hash_var and (var[b.hash_var] or "") or nil
         peer = b.balancer:pick(st.tried, key)
+        if not peer and st.again then
+            -- Every peer was tried, and the location lets a retry go to one again.
+            peer = b.balancer:pick(NONE, key)
+        end
         if cookie == true then
             cookie = peer and peer.cookie
         end

@@ -5,6 +5,7 @@ import { h } from '../dom.js';
 import { field, input, select } from '../form.js';
 
 const SWITCH = [['', 'Default'], ['on', 'on'], ['off', 'off']];
+const SAME_PEER = [['', 'No: only endpoints not tried yet'], ['yes', 'Yes, once none is left']];
 
 /** proxyFields returns the collapsible proxy, retry and errors fields for location l. */
 export function proxyFields(l, backendNames) {
@@ -29,7 +30,8 @@ export function proxyFields(l, backendNames) {
     h('div', { class: 'field-grid' },
       field({ label: 'Retry on', input: text('retry.nextUpstream', (r.nextUpstream || []).join(', '), 'error, timeout'), sub: 'retry.nextUpstream', testid: 'location-retry-on', hint: 'error, timeout, invalid_header, http_500, http_502, http_503, http_504, http_403, http_404, http_429, non_idempotent, or off.' }),
       field({ label: 'Tries', input: text('retry.tries', r.tries, 'the backend’s retries'), sub: 'retry.tries', testid: 'location-retry-tries', hint: 'Endpoints a request may try, the first included; 1 is no retry.' }),
-      field({ label: 'Retry time limit', input: text('retry.timeout', r.timeout, '10s'), sub: 'retry.timeout', testid: 'location-retry-timeout' })),
+      field({ label: 'Retry time limit', input: text('retry.timeout', r.timeout, '10s'), sub: 'retry.timeout', testid: 'location-retry-timeout' }),
+      field({ label: 'Retry the same endpoint', input: select(SAME_PEER, r.samePeer ? 'yes' : '', { dataset: { pol: 'retry.samePeer' } }), sub: 'retry.samePeer', testid: 'location-retry-same-peer', hint: 'Once every endpoint was tried, a retry may go to one again: a backend of one endpoint retries too. Needs tries of 2 or more.' })),
     h('div', { class: 'field-grid' },
       field({ label: 'Error codes', input: text('errors.codes', (e.codes || []).join(', '), '404, 503'), sub: 'errors.codes', testid: 'location-errors-codes', hint: 'Answers with these codes come from the error backend instead, told the code in X-Code.' }),
       field({ label: 'Error backend', input: errBackends, sub: 'errors.backend', testid: 'location-errors-backend' })));
@@ -51,6 +53,7 @@ export function readProxy(row, l) {
   if (v['retry.nextUpstream']) retry.nextUpstream = list(v['retry.nextUpstream']);
   if (v['retry.tries']) retry.tries = num(v['retry.tries']);
   if (v['retry.timeout']) retry.timeout = v['retry.timeout'];
+  if (v['retry.samePeer'] === 'yes') retry.samePeer = true;
   const set = (key, obj) => {
     if (Object.keys(obj).length) l[key] = obj;
     else delete l[key];
