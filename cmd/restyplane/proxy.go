@@ -103,6 +103,11 @@ func (c *proxyConfig) options(dataDir string, log *slog.Logger) (nginx.Options, 
 	}
 	o.ProxyListen, o.TLSListen, o.Logger, o.KeepRunning = c.listen, c.tlsListen, log, c.keep
 	o.ReservedPorts = c.reserved
+	if o.ReusePort {
+		log.Info("each nginx worker listens on a socket of its own (reuseport): the kernel hands over connections waiting on a closing one (net.ipv4.tcp_migrate_req=1)")
+	} else {
+		log.Info("nginx workers share one listening socket per address: net.ipv4.tcp_migrate_req=1 would give each its own, which spreads new connections evenly")
+	}
 	switch c.logs {
 	case "files":
 	case "stdout":

@@ -32,6 +32,8 @@ type Options struct {
 	// StubStatus says whether the binary has the stub_status module; without it the admin
 	// endpoint answers /stub_status from its own counters.
 	StubStatus bool
+	// ReusePort gives each worker a listening socket of its own (render.Options.ReusePort).
+	ReusePort bool
 
 	// Prefix is the instance directory: conf, Lua modules, certificates, logs and the admin
 	// socket live under it. It must be an absolute path.
@@ -135,5 +137,6 @@ func (o Options) RenderOptions(generation string) render.Options {
 		User:              o.User,
 		WorkerDir:         o.WorkerDir,
 		LogsToStdio:       o.LogsTo != nil,
+		ReusePort:         o.ReusePort,
 	}
 }

@@ -23,7 +23,7 @@ var goldenOptions = render.Options{Generation: "1", Prefix: "/srv/restyplane", P
 	TLSListen: "0.0.0.0:443", Modules: []string{"/usr/lib/nginx/modules/ngx_http_lua_module.so"},
 	LuaPath: "/usr/share/lua/5.1/?.lua", StubStatus: true, StreamModule: "/usr/lib/nginx/modules/ngx_stream_module.so",
 	StreamJSModule:    "/usr/lib/nginx/modules/ngx_stream_js_module.so",
-	ModSecurityModule: "/usr/lib/nginx/modules/ngx_http_modsecurity_module.so"}
+	ModSecurityModule: "/usr/lib/nginx/modules/ngx_http_modsecurity_module.so", ReusePort: true}
 
 // TestGolden renders the config.json of each testdata/render/*.txtar and compares the
 // result with the archive's nginx.conf and push.json, so that a change to what is rendered

@@ -52,6 +52,12 @@ type Options struct {
 	// LogsToStdio sends the error log to nginx's stderr and the access log to its stdout,
 	// which the instance makes the container's; otherwise both are files in logs/.
 	LogsToStdio bool
+	// ReusePort gives each worker a listening socket of its own on every TCP address. With
+	// one socket that every worker waits on, the worker that is awake takes a burst of new
+	// connections, often all of it, and clients that keep their connections (a load
+	// balancer in front, a client pool) load it while the others idle. The instance sets
+	// it only where a reload to fewer workers loses no connection (see nginx.Detect).
+	ReusePort bool
 	// Dicts sizes the shared dicts; zero sizes them from the config's own backends and
 	// certificates (SizeDicts). The applier, which renders without backends, sets it.
 	Dicts DictSizes
@@ -79,6 +85,7 @@ func Conf(cfg api.Config, opts Options) ([]byte, error) {
 	t, err := template.New("nginx.conf").Option("missingkey=error").Funcs(template.FuncMap{
 		"q": quote, "qre": regexQuote, "qcap": captureQuote, "qrw": replacementQuote, "qn": nameQuote, "qadd": appendQuote, "lua": luaQuote, "qwaf": wafQuote,
 		"qauth": authURLQuote, "qv": proxyHeaderQuote, "qreq": requestURIQuote, "qurl": targetQuote, "qredir": captureRedirectQuote,
+		"reuse": func(addr string) string { return reusePort(opts.ReusePort, addr) },
 	}).Parse(confTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("parse nginx.conf template: %w", err)
@@ -88,6 +95,17 @@ func Conf(cfg api.Config, opts Options) ([]byte, error) {
 		return nil, fmt.Errorf("render nginx.conf: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// reusePort is the listen parameter that gives each worker a listening socket of its own
+// on a TCP address, when on (Options.ReusePort), written on the one listen directive of
+// each address that may carry it (its default server's): the kernel then spreads new
+// connections over the workers by a hash of their addresses. A unix socket has none.
+func reusePort(on bool, addr string) string {
+	if !on || strings.HasPrefix(addr, "unix:") {
+		return ""
+	}
+	return " reuseport"
 }
 
 // checkOptions refuses options that would not make a working conf.
