@@ -56,7 +56,7 @@ func startFleetControlPlane(tb testing.TB, dataDir string) (*instance, string) {
 	tb.Helper()
 	in := &instance{Process: rptest.Start(tb, rptest.Options{Token: adminToken, Reason: "benchmark", DataDir: dataDir,
 		Client: &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 16}},
-		Args:   []string{"--log-level", "warn", "--openresty", "off"}}), tb: tb}
+		Args:   []string{"--log-level", "warn", "--openresty", "off"}, Session: true}), tb: tb}
 	var tok struct {
 		Secret string `json:"secret"`
 	}
@@ -76,7 +76,7 @@ func (f *fleet) startAgents(tb testing.TB, n, batch int) {
 			// nginx an agent that had to be killed left behind goes too.
 			tb.Cleanup(func() { killNginx(dir) })
 			a := rptest.StartAgent(tb, rptest.AgentOptions{ControlPlane: f.cp.API, Token: f.secret, Name: fmt.Sprintf("edge-%02d", j+1),
-				DataDir: dir, Args: []string{"--log-level", "warn"}})
+				DataDir: dir, Args: []string{"--log-level", "warn"}, Session: true})
 			started = append(started, a)
 		}
 		for _, a := range started {

@@ -190,7 +190,8 @@ func BenchmarkFleet(b *testing.B) {
 		s.WriteString(header("Fleet: 50 data planes on one machine (issue 9)", "BenchmarkFleet", load))
 		s.WriteString("Alone: `go test ./bench -run '^$' -bench '^BenchmarkFleet$' -benchtime 1x -count 1`, which writes this section into BENCHMARKS.md (about a minute on this machine).\n\n")
 		fmt.Fprintf(&s, "Scenario: one control plane (`restyplane serve --openresty off`, SQLite history) and %d `restyplane agent`s, each with its own %s "+
-			"(one worker, the Lua module) on loopback ports, all on this machine; two real upstream HTTP servers that name themselves in `X-Upstream`. "+
+			"(one worker, the Lua module) on loopback ports, all on this machine, each agent and the control plane in a session of its own as a service manager starts daemons "+
+			"(with the kernel's autogroups each session gets an equal share of a busy machine's CPU, as each nginx, in the session its agent starts it in, already did); two real upstream HTTP servers that name themselves in `X-Upstream`. "+
 			"The agents were started in batches of %d, each batch ready before the next (%s for all %d, with the control plane's history at 10 backends). "+
 			"Each change is a `PUT /api/v1/backends/b-0000/endpoints` that moves the backend of the one server to the other upstream; after each write the benchmark polls all %d proxies concurrently "+
 			"(one kept-alive connection each, %s between polls, at most %d requests or %s per proxy) and takes the time when the last of them first answered from the new upstream, "+

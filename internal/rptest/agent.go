@@ -18,6 +18,11 @@ type AgentOptions struct {
 	Name, DataDir string
 	// Args are more flags.
 	Args []string
+	// Session runs the agent in a session of its own, as a service manager starts a
+	// daemon (and as the agent starts its nginx). With the kernel's autogroups a busy
+	// machine gives each session an equal share of its CPU: agents left in the test's
+	// session share one slice with the test and each other.
+	Session bool
 }
 
 // Agent is a running `restyplane agent` with its own nginx on free loopback ports.
@@ -30,6 +35,7 @@ type Agent struct {
 
 	tb      testing.TB
 	args    []string
+	session bool
 	mu      sync.Mutex
 	cmd     *exec.Cmd
 	waited  chan struct{}
@@ -44,7 +50,7 @@ func StartAgent(tb testing.TB, o AgentOptions) *Agent {
 		o.DataDir = tb.TempDir()
 	}
 	listen, proxy, tls := FreeAddr(tb), FreeAddr(tb), FreeAddr(tb)
-	a := &Agent{Health: "http://" + listen, Proxy: "http://" + proxy, TLS: tls, DataDir: o.DataDir, Logs: &LockedBuffer{}, tb: tb,
+	a := &Agent{Health: "http://" + listen, Proxy: "http://" + proxy, TLS: tls, DataDir: o.DataDir, Logs: &LockedBuffer{}, tb: tb, session: o.Session,
 		args: append([]string{"agent", "--control-plane", o.ControlPlane, "--token", o.Token, "--name", o.Name,
 			"--listen", listen, "--data-dir", o.DataDir, "--proxy-listen", proxy, "--tls-listen", tls}, o.Args...)}
 	a.launch()
@@ -58,6 +64,9 @@ func (a *Agent) launch() {
 	defer a.mu.Unlock()
 	a.cmd = exec.Command(Binary(a.tb), a.args...)
 	a.cmd.Stdout, a.cmd.Stderr = a.Logs, a.Logs
+	if a.session {
+		a.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	if err := a.cmd.Start(); err != nil {
 		a.tb.Fatalf("start restyplane agent: %v", err)
 	}

@@ -77,6 +77,9 @@ type Options struct {
 	Binary string
 	// Credential runs restyplane as another user; nil runs it as the test's.
 	Credential *syscall.Credential
+	// Session runs restyplane in a session of its own, as a service manager starts a
+	// daemon (see AgentOptions.Session).
+	Session bool
 }
 
 // Process is a running `restyplane serve`.
@@ -125,9 +128,7 @@ func Start(tb testing.TB, o Options) *Process {
 		bin = Binary(tb)
 	}
 	p.cmd = exec.Command(bin, args...)
-	if o.Credential != nil {
-		p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: o.Credential}
-	}
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: o.Credential, Setsid: o.Session}
 	p.cmd.Env = append(append(os.Environ(), "RESTYPLANE_ADMIN_TOKEN="+o.Token), o.Env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.Logs, p.Logs
 	if err := p.cmd.Start(); err != nil {
