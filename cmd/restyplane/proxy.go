@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -54,7 +55,11 @@ type proxyConfig struct {
 	modSecurityModule string
 	user              string
 	keep              bool
+	reusePort         bool
 	logs              string
+	// migrateReq is the sysctl file that says whether the kernel hands over the
+	// connections of a closing listening socket (nginx.MigrateReqSysctl; tests set it).
+	migrateReq string
 	// reserved is the port restyplane's own listener (--listen) takes, which no server
 	// may take as its own port.
 	reserved []int
@@ -86,6 +91,8 @@ func (c *proxyConfig) flags(fs *flag.FlagSet) {
 		"user nginx workers run as when restyplane runs as root (env RESTYPLANE_NGINX_USER)")
 	fs.StringVar(&c.logs, "nginx-logs", env("RESTYPLANE_NGINX_LOGS", "files"),
 		"files: nginx's logs in <prefix>/logs, each rotated past 64 MiB; stdout: to restyplane's stdout and stderr, the container convention (the image sets it) (env RESTYPLANE_NGINX_LOGS)")
+	fs.BoolVar(&c.reusePort, "reuse-port", env("RESTYPLANE_REUSE_PORT", "false") == "true",
+		"true gives each nginx worker a listening socket of its own (reuseport), where net.ipv4.tcp_migrate_req is 1 (env RESTYPLANE_REUSE_PORT)")
 	fs.BoolVar(&c.keep, "openresty-keep-running", env("RESTYPLANE_OPENRESTY_KEEP_RUNNING", "false") == "true",
 		"leave the managed nginx running at SIGTERM or SIGINT, for an upgrade: the next start adopts it (env RESTYPLANE_OPENRESTY_KEEP_RUNNING)")
 }
@@ -103,10 +110,15 @@ func (c *proxyConfig) options(dataDir string, log *slog.Logger) (nginx.Options, 
 	}
 	o.ProxyListen, o.TLSListen, o.Logger, o.KeepRunning = c.listen, c.tlsListen, log, c.keep
 	o.ReservedPorts = c.reserved
-	if o.ReusePort {
-		log.Info("each nginx worker listens on a socket of its own (reuseport): the kernel hands over connections waiting on a closing one (net.ipv4.tcp_migrate_req=1)")
-	} else {
-		log.Info("nginx workers share one listening socket per address: net.ipv4.tcp_migrate_req=1 would give each its own, which spreads new connections evenly")
+	if c.reusePort {
+		// Without the kernel's hand-over, a reload to fewer workers would reset the
+		// connections waiting on the sockets of the workers it removes.
+		if path := cmp.Or(c.migrateReq, nginx.MigrateReqSysctl); nginx.MigratesRequests(path) {
+			o.ReusePort = true
+			log.Info("each nginx worker listens on a socket of its own (reuseport)")
+		} else {
+			log.Warn("--reuse-port needs net.ipv4.tcp_migrate_req=1, which is not set: the workers share one listening socket per address", "sysctl", path)
+		}
 	}
 	switch c.logs {
 	case "files":

@@ -39,20 +39,19 @@ func Detect() Options {
 		o.StreamJSModule = debianModule("ngx_stream_js_module.so")
 	}
 	o.ModSecurityModule = debianModule("ngx_http_modsecurity_module.so")
-	o.ReusePort = migratesRequests(migrateReqSysctl)
 	return o.withDefaults()
 }
 
-// migrateReqSysctl is where the kernel says, for this network namespace, whether it hands
+// MigrateReqSysctl is where the kernel says, for this network namespace, whether it hands
 // the connections waiting on a closing listening socket to another socket of the same
 // port (Linux 5.14 and later; 0 by default).
-const migrateReqSysctl = "/proc/sys/net/ipv4/tcp_migrate_req"
+const MigrateReqSysctl = "/proc/sys/net/ipv4/tcp_migrate_req"
 
-// migratesRequests reports whether the sysctl at path is on. Each worker gets a listening
-// socket of its own (Options.ReusePort) only then: a reload to fewer workers closes the
-// sockets of the workers it removes, and without the kernel's hand-over the connections
-// waiting on them to be accepted are reset.
-func migratesRequests(path string) bool {
+// MigratesRequests reports whether the sysctl at path (MigrateReqSysctl) is on. Options'
+// ReusePort is safe only then: a reload to fewer workers closes the sockets of the
+// workers it removes, and without the kernel's hand-over the connections waiting on them
+// to be accepted are reset.
+func MigratesRequests(path string) bool {
 	b, err := os.ReadFile(path)
 	return err == nil && strings.TrimSpace(string(b)) == "1"
 }

@@ -116,15 +116,18 @@ func heldConnections(t *testing.T, master int, port string) map[int]int {
 
 // TestWorkerCountChangeLosesNoRequest reloads with more workers, then fewer, while
 // clients that never retry send requests, some on kept-alive connections and some on a
-// new connection each, on an instance that listens as Detect decides for this machine.
-// Where each worker has a listening socket of its own, a reload to fewer workers closes
-// sockets that new connections were hashed to: with the kernel's tcp_migrate_req off,
-// a few in every run of this test met a reset. Not one may.
+// new connection each. The instance listens as restyplane --reuse-port would on this
+// machine: a socket per worker where the kernel hands over the connections of a closing
+// one, one socket otherwise. A reload to fewer workers closes the sockets of the workers
+// it removes: with a socket per worker and without the hand-over, a few requests in every
+// run of this test met a reset. Not one may.
 func TestWorkerCountChangeLosesNoRequest(t *testing.T) {
 	const maxRequests = 100000
 	up := startUpstream(t, "web", 0)
 	backends := []api.Backend{backend("web", up)}
-	in := startNginx(t, config(backends, server("shop", "shop.test", "/", "web")))
+	in := startNginxWith(t, config(backends, server("shop", "shop.test", "/", "web")), func(o *nginx.Options) {
+		o.ReusePort = nginx.MigratesRequests(nginx.MigrateReqSysctl)
+	})
 	push(t, in, 2, backends...)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
