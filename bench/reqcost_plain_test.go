@@ -145,9 +145,23 @@ func startPlainProxy(tb testing.TB, origin string, cert costCert) costTarget {
 	return startPlainProxyWith(tb, origin, cert, "nginx", 2)
 }
 
+// startPlainReusePort is startPlainProxy with a listening socket per worker (reuseport
+// on both addresses), as restyplane listens where the kernel migrates the connections of
+// a closing socket.
+func startPlainReusePort(tb testing.TB, origin string, cert costCert) costTarget {
+	tb.Helper()
+	t := startPlainProxyWith(tb, origin, cert, "nginx", 2, func(conf, http, https string) string {
+		conf = strings.Replace(conf, "listen "+http+" default_server;", "listen "+http+" default_server reuseport;", 1)
+		return strings.Replace(conf, "listen "+https+" ssl;", "listen "+https+" ssl reuseport;", 1)
+	})
+	t.name = "plain nginx, reuseport"
+	return t
+}
+
 // startPlainProxyWith is startPlainProxy with binary (nginx, or a wrapper of it) and the
-// number of workers; 0 runs nginx as one process (master_process off).
-func startPlainProxyWith(tb testing.TB, origin string, cert costCert, binary string, workers int) costTarget {
+// number of workers; 0 runs nginx as one process (master_process off). edit, if any,
+// changes the conf, given the HTTP and HTTPS addresses.
+func startPlainProxyWith(tb testing.TB, origin string, cert costCert, binary string, workers int, edit ...func(conf, http, https string) string) costTarget {
 	tb.Helper()
 	dir := tb.TempDir()
 	t := costTarget{name: "plain nginx", http: rptest.FreeAddr(tb), https: rptest.FreeAddr(tb)}
@@ -167,6 +181,9 @@ func startPlainProxyWith(tb testing.TB, origin string, cert costCert, binary str
 		workers = 1
 	}
 	conf = strings.Replace(conf, "worker_processes 2;", fmt.Sprintf("worker_processes %d;", workers), 1)
+	for _, e := range edit {
+		conf = e(conf, t.http, t.https)
+	}
 	t.master = runNginxConf(tb, binary, dir, conf)
 	return t
 }

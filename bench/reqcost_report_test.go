@@ -25,20 +25,14 @@ func costReport(load string, targets []costTarget, routes []costRoute, runs [][]
 		"shell's) session, beside wrk, was served 2 to 4 times restyplane's requests a second at load 15 for that alone. Goals: requests "+
 		"per second at least %.2f of plain nginx's, p99 at most %.2f of it.  \nLoad average when it ended: %s\n\n",
 		costShape, costRounds, costRun, costWarm, len(costAllow), costRate, costGoal, costP99Goal, loadAverage())
-	w.WriteString("| route | plain nginx req/s | restyplane req/s | ratio | p50 plain / restyplane | p99 plain / restyplane | p99 ratio | workers' CPU per request plain / restyplane |\n" +
-		"|---|---|---|---|---|---|---|---|\n")
-	for k, r := range routes {
-		plain, resty := runs[k][0], runs[k][1]
-		rps, p99 := make([]float64, len(plain)), make([]float64, len(plain))
-		for i := range plain {
-			rps[i] = resty[i].rps() / plain[i].rps()
-			p99[i] = float64(resty[i].P99Us) / float64(plain[i].P99Us)
-		}
-		fmt.Fprintf(&w, "| %s | %.0f | %.0f | %.3f (%s) | %s / %s | %s / %s | %.2f (%s) | %s / %s |\n", r.name,
-			median(rpsOf(plain)), median(rpsOf(resty)), median(rps), verdict(median(rps) >= costGoal),
-			usOf(plain, func(x costSample) int64 { return x.P50Us }), usOf(resty, func(x costSample) int64 { return x.P50Us }),
-			usOf(plain, func(x costSample) int64 { return x.P99Us }), usOf(resty, func(x costSample) int64 { return x.P99Us }),
-			median(p99), verdict(median(p99) <= costP99Goal), cpuOf(plain), cpuOf(resty))
+	costTable(&w, routes, runs, 0, "plain nginx", "plain")
+	if len(targets) > 2 {
+		w.WriteString("\nrestyplane ran with `--reuse-port`, a listening socket per worker (net.ipv4.tcp_migrate_req was 1, see README.md), " +
+			"which plain nginx above does not have. The same rounds against plain nginx that listens so too:\n\n")
+		costTable(&w, routes, runs, 2, "plain nginx, reuseport", "plain")
+	} else {
+		w.WriteString("\nBoth listened with one socket per address, restyplane's default (`RESTYPLANE_COST_REUSEPORT=1` runs it with `--reuse-port` " +
+			"beside plain nginx with a socket per worker, where net.ipv4.tcp_migrate_req is 1).\n")
 	}
 	w.WriteString("\nThe workers' CPU per request is their user and system time from /proc (ticks of 10 ms) over the run's answered requests, " +
 		"the median of the rounds: it counts the work a request costs the proxy rather than the wait for a core, so it compares " +
@@ -60,6 +54,26 @@ func costReport(load string, targets []costTarget, routes []costRoute, runs [][]
 	w.WriteString(costBefore)
 	w.WriteString("\nWhere the time goes, phase by phase, and what changed: see the section of BenchmarkRequestCostPhases.\n")
 	return w.String()
+}
+
+// costTable writes, per route, the base target's and restyplane's (target 1) figures and
+// their ratios; name and short name the base.
+func costTable(w *strings.Builder, routes []costRoute, runs [][][]costSample, base int, name, short string) {
+	fmt.Fprintf(w, "| route | %s req/s | restyplane req/s | ratio | p50 %s / restyplane | p99 %s / restyplane | p99 ratio | workers' CPU per request %s / restyplane |\n"+
+		"|---|---|---|---|---|---|---|---|\n", name, short, short, short)
+	for k, r := range routes {
+		plain, resty := runs[k][base], runs[k][1]
+		rps, p99 := make([]float64, len(plain)), make([]float64, len(plain))
+		for i := range plain {
+			rps[i] = resty[i].rps() / plain[i].rps()
+			p99[i] = float64(resty[i].P99Us) / float64(plain[i].P99Us)
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.3f (%s) | %s / %s | %s / %s | %.2f (%s) | %s / %s |\n", r.name,
+			median(rpsOf(plain)), median(rpsOf(resty)), median(rps), verdict(median(rps) >= costGoal),
+			usOf(plain, func(x costSample) int64 { return x.P50Us }), usOf(resty, func(x costSample) int64 { return x.P50Us }),
+			usOf(plain, func(x costSample) int64 { return x.P99Us }), usOf(resty, func(x costSample) int64 { return x.P99Us }),
+			median(p99), verdict(median(p99) <= costP99Goal), cpuOf(plain), cpuOf(resty))
+	}
 }
 
 func rpsOf(runs []costSample) []float64 {

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/restyplane/restyplane/openresty/nginx"
 )
 
 // The request-cost benchmark's load, as a new user measures a proxy: wrk with 2 threads
@@ -62,7 +65,20 @@ func BenchmarkRequestCost(b *testing.B) {
 		load := loadAverage()
 		origin := startOrigin(b)
 		cert := newCostCert(b)
-		targets := []costTarget{startPlainProxy(b, origin, cert), startCostRestyplane(b, origin, cert)}
+		// RESTYPLANE_COST_REUSEPORT=1, where net.ipv4.tcp_migrate_req is 1, runs restyplane
+		// with --reuse-port and plain nginx with a socket per worker beside plain nginx.
+		reuse := os.Getenv("RESTYPLANE_COST_REUSEPORT") != ""
+		if reuse && !nginx.MigratesRequests(nginx.MigrateReqSysctl) {
+			b.Fatal("RESTYPLANE_COST_REUSEPORT needs net.ipv4.tcp_migrate_req=1, without which restyplane keeps one socket")
+		}
+		var args []string
+		if reuse {
+			args = []string{"--reuse-port"}
+		}
+		targets := []costTarget{startPlainProxy(b, origin, cert), startCostRestyplane(b, origin, cert, args...)}
+		if reuse {
+			targets = append(targets, startPlainReusePort(b, origin, cert))
+		}
 		runs := measureCost(b, targets, costRoutes, costRounds)
 		report(b, "request-cost", costReport(load, targets, costRoutes, runs))
 	}
@@ -70,9 +86,9 @@ func BenchmarkRequestCost(b *testing.B) {
 
 // startCostRestyplane runs restyplane serve with its managed nginx and configures the
 // routes through the REST API, as a user would.
-func startCostRestyplane(tb testing.TB, origin string, cert costCert) costTarget {
+func startCostRestyplane(tb testing.TB, origin string, cert costCert, args ...string) costTarget {
 	tb.Helper()
-	in := start(tb)
+	in := start(tb, args...)
 	rev := in.mustWrite("PUT", "/api/v1/config", costConfig(origin, cert))
 	in.waitApplied(rev, 60*time.Second)
 	return costTarget{name: "restyplane", http: strings.TrimPrefix(in.Proxy, "http://"), https: in.TLS, master: in.NginxPID()}
