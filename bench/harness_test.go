@@ -33,8 +33,15 @@ type instance struct {
 // the next, so that they do not share the cores.
 func start(tb testing.TB, extra ...string) *instance {
 	tb.Helper()
+	return startAs(tb, false, extra...)
+}
+
+// startAs is start, with restyplane in a session of its own when session is set, as a
+// service manager starts a daemon (rptest.Options.Session).
+func startAs(tb testing.TB, session bool, extra ...string) *instance {
+	tb.Helper()
 	client := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
-	p := rptest.Start(tb, rptest.Options{Token: adminToken, Reason: "benchmark", Client: client,
+	p := rptest.Start(tb, rptest.Options{Token: adminToken, Reason: "benchmark", Client: client, Session: session,
 		Args: append([]string{"--log-level", "warn"}, extra...)})
 	return &instance{Process: p, tb: tb}
 }

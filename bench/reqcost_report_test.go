@@ -20,7 +20,7 @@ func costReport(load string, targets []costTarget, routes []costRoute, runs [][]
 		"The policy route is an allow list of %d CIDRs (the client in the last), a rate limit of %d requests a second per address "+
 		"(which counts every request and never refuses) and CORS for one origin, which every request sends; plain nginx does "+
 		"the same with allow/deny, limit_req and add_header. The TLS route is HTTPS on kept-alive connections. Each proxy's "+
-		"nginx runs in a session of its own, as restyplane runs its nginx and a service manager a daemon: with the kernel's "+
+		"nginx runs in a session of its own, and so does `restyplane serve`, as restyplane runs its nginx and a service manager a daemon: with the kernel's "+
 		"autogroups, a busy machine gives each session an equal slice of CPU, and a plain nginx started in the benchmark's (or a "+
 		"shell's) session, beside wrk, was served 2 to 4 times restyplane's requests a second at load 15 for that alone. Goals: requests "+
 		"per second at least %.2f of plain nginx's, p99 at most %.2f of it.  \nLoad average when it ended: %s\n\n",
