@@ -55,8 +55,11 @@ type Options struct {
 	// ReusePort gives each worker a listening socket of its own on every TCP address. With
 	// one socket that every worker waits on, the worker that is awake takes a burst of new
 	// connections, often all of it, and clients that keep their connections (a load
-	// balancer in front, a client pool) load it while the others idle. The instance sets
-	// it only where a reload to fewer workers loses no connection (see nginx.Detect).
+	// balancer in front, a client pool) load it while the others idle. With a socket each,
+	// a new connection waits for the worker its hash names, busy or not, which TLS
+	// handshakes on a busy machine pay for at the tail. restyplane sets it when asked
+	// (--reuse-port) and only where a reload to fewer workers loses no connection
+	// (nginx.MigratesRequests).
 	ReusePort bool
 	// Dicts sizes the shared dicts; zero sizes them from the config's own backends and
 	// certificates (SizeDicts). The applier, which renders without backends, sets it.
