@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -212,51 +211,16 @@ func TestDrainAsksKeptAliveClientsToClose(t *testing.T) {
 // closed socket, some must have been told to close, and the flag is down after each
 // reload. Without the drain, a run of this test loses a few dozen requests.
 func TestReloadLosesNoKeptAliveRequest(t *testing.T) {
-	const reloads, maxRequests = 6, 100000
+	const reloads = 6
 	fast, slow := startUpstream(t, "fast", 0), startUpstream(t, "slow", 150*time.Millisecond)
 	backends := []api.Backend{backend("fast", fast), backend("slow", slow)}
 	routes := []string{"/", "fast", "/slow", "slow"}
 	in := startNginx(t, config(backends, server("shop", "shop.test", routes...)))
 	push(t, in, 2, backends...)
 
-	clients := []struct {
-		path  string
-		pause time.Duration
-	}{{"/", 0}, {"/", 0}, {"/", 0}, {"/", 0}, {"/", 30 * time.Millisecond}, {"/", 30 * time.Millisecond}, {"/slow", 0}, {"/slow", 0}}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var errs []string
-	served, closes := 0, 0
-	for k, c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := newWireClient(proxyAddr(in), "shop.test")
-			defer w.close()
-			for i := 0; i < maxRequests; i++ {
-				select {
-				case <-stop:
-					return
-				case <-time.After(c.pause * time.Duration(i%4) / 3): // 0, 1/3, 2/3, all of it
-				}
-				a, err := w.get(c.path)
-				mu.Lock()
-				switch {
-				case err != nil:
-					errs = append(errs, fmt.Sprintf("client %d (%s, pause %s): %v", k, c.path, c.pause, err))
-				case a.status != 200:
-					errs = append(errs, fmt.Sprintf("client %d: status %d", k, a.status))
-				default:
-					served++
-					if a.closed {
-						closes++
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
+	pause := 30 * time.Millisecond
+	load := startLoad(proxyAddr(in), "shop.test", []loadClient{{path: "/"}, {path: "/"}, {path: "/"}, {path: "/"},
+		{path: "/", pause: pause}, {path: "/", pause: pause}, {path: "/slow"}, {path: "/slow"}})
 	time.Sleep(300 * time.Millisecond)
 	for k := 0; k < reloads; k++ {
 		r := routes
@@ -269,8 +233,7 @@ func TestReloadLosesNoKeptAliveRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := in.Reload(ctx(t), conf, nil, gen); err != nil {
-			close(stop)
-			wg.Wait()
+			load.end()
 			t.Fatalf("reload %d: %v", k, err)
 		}
 		if draining(t, in) {
@@ -278,8 +241,7 @@ func TestReloadLosesNoKeptAliveRequest(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	close(stop)
-	wg.Wait()
+	served, closes, errs := load.end()
 	if len(errs) > 0 {
 		t.Fatalf("%d of %d requests failed across %d reloads:\n%s", len(errs), served+len(errs), reloads, strings.Join(errs, "\n"))
 	}

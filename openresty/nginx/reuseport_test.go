@@ -122,47 +122,23 @@ func heldConnections(t *testing.T, master int, port string) map[int]int {
 // it removes: with a socket per worker and without the hand-over, a few requests in every
 // run of this test met a reset. Not one may.
 func TestWorkerCountChangeLosesNoRequest(t *testing.T) {
-	const maxRequests = 100000
 	up := startUpstream(t, "web", 0)
 	backends := []api.Backend{backend("web", up)}
 	in := startNginxWith(t, config(backends, server("shop", "shop.test", "/", "web")), func(o *nginx.Options) {
 		o.ReusePort = nginx.MigratesRequests(nginx.MigrateReqSysctl)
 	})
 	push(t, in, 2, backends...)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var errs []string
-	served := 0
+	// Half the clients ask to close after each answer: a new connection meets the
+	// listening sockets as they change, a kept-alive one the workers that leave.
+	var clients []loadClient
 	for k := 0; k < 8; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := newWireClient(proxyAddr(in), "shop.test")
-			if k%2 == 1 {
-				w.extra = "Connection: close\r\n"
-			}
-			defer w.close()
-			for i := 0; i < maxRequests; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				a, err := w.get("/")
-				mu.Lock()
-				switch {
-				case err != nil:
-					errs = append(errs, fmt.Sprintf("client %d, request %d: %v", k, i+1, err))
-				case a.status != 200:
-					errs = append(errs, fmt.Sprintf("client %d, request %d: status %d", k, i+1, a.status))
-				default:
-					served++
-				}
-				mu.Unlock()
-			}
-		}()
+		c := loadClient{path: "/"}
+		if k%2 == 1 {
+			c.extra = "Connection: close\r\n"
+		}
+		clients = append(clients, c)
 	}
+	load := startLoad(proxyAddr(in), "shop.test", clients)
 	time.Sleep(200 * time.Millisecond)
 	for k, workers := range []int{4, 1, 3, 2} {
 		cfg := config(backends, server("shop", "shop.test", "/", "web"))
@@ -173,8 +149,7 @@ func TestWorkerCountChangeLosesNoRequest(t *testing.T) {
 			err = in.Reload(ctx(t), conf, nil, gen)
 		}
 		if err != nil {
-			close(stop)
-			wg.Wait()
+			load.end()
 			t.Fatalf("reload to %d workers: %v", workers, err)
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -182,8 +157,7 @@ func TestWorkerCountChangeLosesNoRequest(t *testing.T) {
 			t.Errorf("after the reload to %d workers, %d run", workers, got)
 		}
 	}
-	close(stop)
-	wg.Wait()
+	served, _, errs := load.end()
 	if len(errs) > 0 {
 		t.Fatalf("%d of %d requests failed across reloads that changed the workers:\n%s", len(errs), served+len(errs), strings.Join(errs[:min(len(errs), 20)], "\n"))
 	}
