@@ -7,10 +7,9 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/restyplane/restyplane/api"
 )
 
 // Served is the optional part of a Store that says which revision the proxy serves. A
@@ -29,12 +28,11 @@ const gatewayRecheck = 500 * time.Millisecond
 // report says everything), on its own goroutine, one write at a time, and writes a status
 // only when it differs from what it wrote last and from what the object has.
 type gatewayReporter struct {
-	client   *clients
-	served   Served
-	log      *slog.Logger
-	recorder record.EventRecorder
-	stopRec  func()
-	wake     chan struct{}
+	client *clients
+	served Served
+	log    *slog.Logger
+	out    *eventWriter
+	wake   chan struct{}
 
 	mu   sync.Mutex
 	rep  *GatewayReport
@@ -54,13 +52,17 @@ type gatewayConfig struct {
 	rev    int64
 }
 
-func newGatewayReporter(client *clients, store Store, opts Options, log *slog.Logger) *gatewayReporter {
-	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.core.Events("")})
-	p := &gatewayReporter{client: client, log: log,
-		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "restyplane"}), stopRec: b.Shutdown,
+// newGatewayReporter returns a reporter that posts to out and starts from what was
+// recalled of routes.
+func newGatewayReporter(client *clients, store Store, log *slog.Logger, out *eventWriter, recalled map[types.UID]recalled) *gatewayReporter {
+	p := &gatewayReporter{client: client, log: log, out: out,
 		wake: make(chan struct{}, 1), said: map[string]verdict{}, wrote: map[string]string{}, versions: map[string]string{},
 		configs: map[string]gatewayConfig{}}
+	for uid, r := range recalled {
+		if r.kind == api.ObjectHTTPRoute || r.kind == api.ObjectGRPCRoute {
+			p.said[r.kind+" "+r.namespace+"/"+r.name+" "+string(uid)] = verdict{applied: r.applied, said: r.said}
+		}
+	}
 	p.served, _ = store.(Served)
 	return p
 }
@@ -113,8 +115,6 @@ func (p *gatewayReporter) run(ctx context.Context) {
 		}
 	}
 }
-
-func (p *gatewayReporter) stop() { p.stopRec() }
 
 // tell writes the report's statuses and Events; it returns whether a Gateway still waits
 // for the proxy to serve the revision of its configuration.

@@ -82,8 +82,7 @@ func TestSetRouteConflict(t *testing.T) {
 					condition(gatewayv1.RouteConditionResolvedRefs, true, gatewayv1.RouteReasonResolvedRefs, "resolved", gen)}}}}
 	}
 	reporter := func() *gatewayReporter {
-		p := newGatewayReporter(cl, nil, Options{}, slog.New(slog.DiscardHandler))
-		t.Cleanup(p.stop)
+		p := newGatewayReporter(cl, nil, slog.New(slog.DiscardHandler), nil, nil)
 		return p
 	}
 	if wrote := reporter().setRoute(ctx, testGatewayController, report(cached)); !wrote {

@@ -23,8 +23,7 @@ func TestSetGatewayStaleCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newGatewayReporter(cl, nil, Options{}, slog.New(slog.DiscardHandler))
-	defer p.stop()
+	p := newGatewayReporter(cl, nil, slog.New(slog.DiscardHandler), nil, nil)
 	ctx := context.Background()
 	gws := c.Gateway.GatewayV1().Gateways(ns)
 	get := func() *gatewayv1.Gateway {

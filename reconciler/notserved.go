@@ -1,15 +1,13 @@
 package reconciler
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/tools/record"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -22,10 +20,10 @@ const ReasonNotServed = "NotServed"
 // instance and server is kept, so that an apply that leaves the same server out for the
 // same reason (every apply does, until the server changes) says nothing new.
 type notServed struct {
-	once     sync.Once
-	recorder record.EventRecorder
-	mu       sync.Mutex
-	said     map[string]string // instance + server -> reason
+	once sync.Once
+	out  *eventWriter
+	mu   sync.Mutex
+	said map[string]string // instance + server -> reason
 }
 
 // ReportApply posts a NotServed Warning Event on the Ingress (or route) behind each server that rec
@@ -34,9 +32,9 @@ type notServed struct {
 // to call from any goroutine, for the records of every instance.
 func (r *Reconciler) ReportApply(rec api.ApplyRecord) {
 	r.notServed.once.Do(func() {
-		b := record.NewBroadcaster()
-		b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: r.client.core.Events("")})
-		r.notServed.recorder = b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "restyplane"})
+		// Applies are reported whether this replica leads or not, for as long as it runs.
+		r.notServed.out = r.newEventWriter()
+		go r.notServed.out.run(context.Background())
 		r.notServed.said = map[string]string{}
 	})
 	head := r.store.Head()
@@ -55,7 +53,7 @@ func (r *Reconciler) ReportApply(rec api.ApplyRecord) {
 		}
 		msg := fmt.Sprintf("instance %s left server %s (hosts %v) out of revision %d: nginx refused it: %s",
 			rec.Instance, s.Name, slices.Clip(srv.Hostnames), rec.Revision, s.Reason)
-		r.notServed.recorder.Event(ref, corev1.EventTypeWarning, ReasonNotServed, api.Truncate(msg, maxEventMessage, "…"))
+		r.notServed.out.post(ref, 0, corev1.EventTypeWarning, ReasonNotServed, eventMessage(msg))
 	}
 }
 

@@ -15,6 +15,9 @@ type Stats struct {
 	LastSync time.Duration
 	// LastRevision is the revision the last write made.
 	LastRevision int64
+	// EventsDropped counts the Events that were said but not posted, each also logged: the
+	// API server refused them, could not be reached, or the reporter stopped first.
+	EventsDropped int64
 	// QueueDepth is the number of pending syncs (0 or 1: there is one key).
 	QueueDepth int
 }

@@ -6,39 +6,29 @@ import (
 	"log/slog"
 	"net"
 	"reflect"
-	"sort"
-	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
-
-	"github.com/restyplane/restyplane/api"
 )
-
-// maxEventMessage bounds an Event's message.
-const maxEventMessage = 1000
 
 // reporter tells Ingresses what a sync did with them: Events, and status.loadBalancer. It
 // works off its own queue so that a sync never waits on the API server for thousands of
-// status writes, and it reports an Ingress again only when what it would say changed.
+// status writes, and it says a thing to an Ingress only once per generation.
 type reporter struct {
-	client      *clients
-	address     string
-	log         *slog.Logger
-	broadcaster record.EventBroadcaster
-	recorder    record.EventRecorder
-	queue       workqueue.TypedInterface[string]
+	client  *clients
+	address string
+	log     *slog.Logger
+	out     *eventWriter
+	queue   workqueue.TypedInterface[string]
 
 	mu      sync.Mutex
 	pending map[string]pendingReport // by Ingress key
-	last    map[string]string        // what was last said to each Ingress
+	last    map[string]told          // what was said to each Ingress, by this reporter or recalled
 }
 
 type pendingReport struct {
@@ -46,12 +36,16 @@ type pendingReport struct {
 	rev int64
 }
 
-func newReporter(client *clients, address string, log *slog.Logger) *reporter {
-	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.core.Events("")})
-	return &reporter{client: client, address: address, log: log, broadcaster: b,
-		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "restyplane"}),
-		queue:    workqueue.NewTyped[string](), pending: map[string]pendingReport{}, last: map[string]string{}}
+// newReporter returns a reporter that posts to out and starts from what was recalled.
+func newReporter(client *clients, address string, log *slog.Logger, out *eventWriter, recalled map[types.UID]recalled) *reporter {
+	last := map[string]told{}
+	for _, r := range recalled {
+		if r.kind == "Ingress" {
+			last[r.namespace+"/"+r.name] = r.told
+		}
+	}
+	return &reporter{client: client, address: address, log: log, out: out,
+		queue: workqueue.NewTyped[string](), pending: map[string]pendingReport{}, last: last}
 }
 
 // report queues the reports of one sync, applied at revision rev.
@@ -91,29 +85,30 @@ func (p *reporter) run(ctx context.Context) {
 	}
 }
 
-func (p *reporter) stop() {
-	p.queue.ShutDown()
-	p.broadcaster.Shutdown()
-}
+func (p *reporter) stop() { p.queue.ShutDown() }
 
-// tell records the report's Events, unless the same was already said about the same
-// generation of the Ingress, and brings its status to the address if it is applied.
+// tell posts the report's Events, but not what was already said of the same generation of
+// the Ingress, and brings its status to the address if it is applied.
 func (p *reporter) tell(ctx context.Context, key string, pr pendingReport) {
 	rep, ing := pr.rep, pr.rep.Ingress
-	said := saying(rep)
+	now := telling(ing.UID, ing.Generation, rep.Applied, rep.Problems, rep.Notes)
 	p.mu.Lock()
-	fresh := p.last[key] != said
-	p.last[key] = said
+	applied, said := news(p.last[key], now)
+	p.last[key] = now
 	p.mu.Unlock()
-	if fresh {
-		if rep.Applied {
-			p.recorder.Eventf(ing, corev1.EventTypeNormal, ReasonApplied, "applied at revision %d", pr.rev)
+	ref := &corev1.ObjectReference{Kind: "Ingress", APIVersion: "networking.k8s.io/v1",
+		Namespace: ing.Namespace, Name: ing.Name, UID: ing.UID, ResourceVersion: ing.ResourceVersion}
+	if applied {
+		p.out.post(ref, ing.Generation, corev1.EventTypeNormal, ReasonApplied, fmt.Sprintf("applied at revision %d", pr.rev))
+	}
+	for _, pb := range rep.Problems {
+		if msg := eventMessage(pb.Message); !said[saidKey(pb.Reason, msg)] {
+			p.out.post(ref, ing.Generation, corev1.EventTypeWarning, pb.Reason, msg)
 		}
-		for _, pb := range rep.Problems {
-			p.recorder.Event(ing, corev1.EventTypeWarning, pb.Reason, api.Truncate(pb.Message, maxEventMessage, "…"))
-		}
-		for _, n := range rep.Notes {
-			p.recorder.Event(ing, corev1.EventTypeNormal, n.Reason, api.Truncate(n.Message, maxEventMessage, "…"))
+	}
+	for _, n := range rep.Notes {
+		if msg := eventMessage(n.Message); !said[saidKey(n.Reason, msg)] {
+			p.out.post(ref, ing.Generation, corev1.EventTypeNormal, n.Reason, msg)
 		}
 	}
 	if p.address == "" {
@@ -158,16 +153,6 @@ func (p *reporter) setStatus(ctx context.Context, ing *networkingv1.Ingress, wan
 		cur = nil // a retry starts from the API server's copy
 		return err
 	})
-}
-
-// saying is what a report says to its Ingress, for telling each thing once per generation.
-func saying(rep *Report) string {
-	msgs := make([]string, 0, len(rep.Problems)+len(rep.Notes))
-	for _, pb := range append(append([]Problem(nil), rep.Problems...), rep.Notes...) {
-		msgs = append(msgs, pb.Reason+": "+pb.Message)
-	}
-	sort.Strings(msgs)
-	return fmt.Sprintf("%d %t %s", rep.Ingress.Generation, rep.Applied, strings.Join(msgs, "\n"))
 }
 
 func sameLoadBalancer(a, b []networkingv1.IngressLoadBalancerIngress) bool {

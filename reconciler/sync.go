@@ -31,8 +31,6 @@ func (r *Reconciler) lead(ctx context.Context) error {
 		return err
 	}
 	c.gatewayController = r.opts.GatewayController
-	rep := newReporter(r.client, r.opts.StatusAddress, r.log)
-	gwRep := newGatewayReporter(r.client, r.store, r.opts, r.log)
 	memo := newTranslationCache()
 	enqueue := func() {
 		c.changes.everything()
@@ -58,12 +56,18 @@ func (r *Reconciler) lead(ctx context.Context) error {
 			gw.shutdown()
 		}
 		late.Wait()
-		rep.stop()
-		gwRep.stop()
 	}()
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return fmt.Errorf("informer caches did not sync: %w", ctx.Err())
 	}
+	// The reporters start from what the Events of the ones before them said, read back
+	// before the first sync reports anything.
+	recalled := recall(ctx, r.client, r.log)
+	out := r.newEventWriter()
+	rep := newReporter(r.client, r.opts.StatusAddress, r.log, out, recalled)
+	gwRep := newGatewayReporter(r.client, r.store, r.log, out, recalled)
+	defer rep.stop()
+	go out.run(ctx)
 	if gw != nil {
 		c.gateway.Store(gw)
 	} else {
