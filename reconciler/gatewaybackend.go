@@ -112,6 +112,12 @@ func (gp *gatewayPlan) serviceBackend(rp *routePlan, ref gatewayv1.BackendObject
 // says; and when no part with a weight resolves, every request is. It returns an error
 // when the backends with a weight speak differently (TLS to one, plain HTTP to another),
 // which one location cannot.
+//
+// A rule of one backendRef pays for going straight to the shared backend: its weight
+// moving between 0 and more changes its location, a reload. Giving every such rule a
+// weighted backend of its own would make that a push too, at the cost of a second copy
+// of every routed Service's endpoints in the store, the push and shared memory, and of
+// counters kept under the rule's name instead of the Service's.
 func (gp *gatewayPlan) ruleBackend(rp *routePlan, rule int, refs []weightedRef, protocol string) (string, error) {
 	var parts []weightedPart
 	var failing int32
