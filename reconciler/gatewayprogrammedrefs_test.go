@@ -2,6 +2,7 @@ package reconciler_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/reconciler"
 	"github.com/restyplane/restyplane/reconciler/kubetest"
 )
 
@@ -44,6 +47,10 @@ func TestGatewayProgrammedWaitsForReferencedObjects(t *testing.T) {
 		t.Fatalf("update secret: %v", err)
 	}
 	waitPending(t, f, before, "the new certificate")
+	// nginx refuses it: the Gateway says so, with the revision and nginx's error.
+	rev := f.store.Head().Revision
+	st.failed.Store(&reconciler.Serving{Failed: rev, Outcome: api.OutcomeRejected, Error: "nginx: [emerg] cannot load certificate"})
+	waitRefused(t, f, rev, "False/Invalid", "nginx refused it", "[emerg] cannot load certificate")
 	st.served.Store(f.store.Head().Revision)
 	waitFor(t, 10*time.Second, "the Gateway Programmed once the new certificate's revision is served", func() bool {
 		return programmed(t, f.c, f.ns, "gw") == "True/Programmed"
@@ -62,6 +69,10 @@ func TestGatewayProgrammedWaitsForReferencedObjects(t *testing.T) {
 		t.Fatalf("update service: %v", err)
 	}
 	waitPending(t, f, before, "the Service's new port")
+	// Its apply fails outside nginx's verdict, and is tried again: still Pending, and why.
+	rev = f.store.Head().Revision
+	st.failed.Store(&reconciler.Serving{Failed: rev, Outcome: api.OutcomeFailed, Error: "dial unix admin.sock: connection refused"})
+	waitRefused(t, f, rev, "False/Pending", "tried again", "connection refused")
 	st.served.Store(f.store.Head().Revision)
 	waitFor(t, 10*time.Second, "the Gateway Programmed once the new port's revision is served", func() bool {
 		return programmed(t, f.c, f.ns, "gw") == "True/Programmed"
@@ -104,4 +115,37 @@ func listenersProgrammed(t *testing.T, f *fixture, name string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// waitRefused waits for the Gateway "gw" and its listeners to be Programmed as want
+// ("Status/Reason") with a message that names revision rev and holds each of says.
+func waitRefused(t *testing.T, f *fixture, rev int64, want string, says ...string) {
+	t.Helper()
+	says = append(says, fmt.Sprintf("revision %d ", rev))
+	var got, msg string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, msg = "none", ""
+		gw, err := f.c.Gateway.GatewayV1().Gateways(f.ns).Get(context.Background(), "gw", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get gateway: %v", err)
+		}
+		for _, cd := range gw.Status.Conditions {
+			if cd.Type == string(gatewayv1.GatewayConditionProgrammed) {
+				got, msg = string(cd.Status)+"/"+cd.Reason, cd.Message
+			}
+		}
+		ok := got == want && listenersProgrammed(t, f, "gw") == want+" "+want
+		for _, s := range says {
+			ok = ok && strings.Contains(msg, s)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Gateway after revision %d did not apply: Programmed %s (listeners %s) %q, want %s saying %q",
+				rev, got, listenersProgrammed(t, f, "gw"), msg, want, says)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
