@@ -16,14 +16,22 @@ import (
 	"github.com/restyplane/restyplane/store"
 )
 
-// servingStore is the store with the revision the proxy serves set by the test, as
-// restyplane serve's store says what its nginx serves.
+// servingStore is the store with the revision the proxy serves, and the revision it
+// failed to apply, set by the test, as restyplane serve's store says what its nginx
+// serves.
 type servingStore struct {
 	*store.Store
 	served atomic.Int64
+	failed atomic.Pointer[reconciler.Serving] // Failed, Outcome and Error of the last failure
 }
 
-func (s *servingStore) ServedRevision(context.Context) (int64, error) { return s.served.Load(), nil }
+func (s *servingStore) ServedRevision(context.Context) (reconciler.Serving, error) {
+	out := reconciler.Serving{Revision: s.served.Load()}
+	if f := s.failed.Load(); f != nil && f.Failed > out.Revision {
+		out.Failed, out.Outcome, out.Error = f.Failed, f.Outcome, f.Error
+	}
+	return out, nil
+}
 
 var _ reconciler.Served = (*servingStore)(nil)
 

@@ -12,13 +12,6 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// Served is the optional part of a Store that says which revision the proxy serves. A
-// Gateway is Programmed once it serves the revision the Gateway's sync was applied at;
-// with a Store that cannot say, as soon as that revision is written.
-type Served interface {
-	ServedRevision(ctx context.Context) (int64, error)
-}
-
 // gatewayRecheck is how often the reporter asks whether the proxy serves the revision of
 // Gateways that wait to be Programmed.
 const gatewayRecheck = 500 * time.Millisecond
@@ -119,12 +112,12 @@ func (p *gatewayReporter) run(ctx context.Context) {
 // tell writes the report's statuses and Events; it returns whether a Gateway still waits
 // for the proxy to serve the revision of its configuration.
 func (p *gatewayReporter) tell(ctx context.Context, rep *GatewayReport, rev int64) bool {
-	served := int64(-1) // with a Store that cannot say, every revision counts as served
+	served := Serving{Revision: -1} // with a Store that cannot say, every revision counts as served
 	if p.served != nil {
 		var err error
 		if served, err = p.served.ServedRevision(ctx); err != nil {
 			p.log.Warn("which revision the proxy serves", "err", err)
-			served = 0
+			served = Serving{}
 		}
 	}
 	p.forget(rep)
@@ -136,9 +129,9 @@ func (p *gatewayReporter) tell(ctx context.Context, rep *GatewayReport, rev int6
 		p.mu.Lock()
 		at := p.configs[string(g.Gateway.UID)].rev
 		p.mu.Unlock()
-		programmed := served < 0 || served >= at
-		p.setGateway(ctx, g, programmed, at)
-		pending = pending || (g.Programmable && !programmed)
+		got := served.of(at)
+		p.setGateway(ctx, g, got)
+		pending = pending || (g.Programmable && !got.served)
 	}
 	keys := make([]string, 0, len(rep.Routes))
 	for k := range rep.Routes {

@@ -33,10 +33,11 @@ type ClassReport struct {
 // each listener's in Listeners likewise.
 type GatewayStatusReport struct {
 	Gateway *gatewayv1.Gateway
-	// Config changes when what the Gateway serves does: its generation, a route
-	// attached to it (or its generation), or a BackendTLSPolicy on a Service its routes
-	// reach (tlsPolicyConfigs). Programmed waits for the proxy to serve the revision of
-	// the sync that changed it, not of every sync.
+	// Config changes when what the Gateway serves does: its generation, its listeners'
+	// certificates (listenerConfig), a route attached to it, its generation or what its
+	// references resolve to (routeConfig), or a BackendTLSPolicy on a Service its routes
+	// reach (tlsPolicyConfigs); not when endpoints alone do. Programmed waits for the
+	// proxy to serve the revision of the sync that changed it, not of every sync.
 	Config       string
 	Accepted     metav1.Condition
 	Programmable bool
@@ -86,9 +87,13 @@ func (gp *gatewayPlan) report() *GatewayReport {
 	for _, rp := range gp.routes {
 		rr := gp.routeReport(rp)
 		rep.Routes[rp.key()] = rr
+		config := ""
 		for _, ps := range rp.parents {
 			if rr.Applied && ps.acceptReason == "" {
-				attached[ps.gw] = append(attached[ps.gw], fmt.Sprintf("%s@%d", rp.key(), rp.meta.Generation))
+				if config == "" {
+					config = fmt.Sprintf("%s@%d %s", rp.key(), rp.meta.Generation, rp.config())
+				}
+				attached[ps.gw] = append(attached[ps.gw], config)
 			}
 		}
 	}
@@ -96,7 +101,7 @@ func (gp *gatewayPlan) report() *GatewayReport {
 	policies := gp.tlsPolicyConfigs()
 	for _, g := range gp.gatewayList {
 		r := g.report()
-		r.Config = fmt.Sprint(g.obj.Generation, attached[g], policies[g])
+		r.Config = fmt.Sprint(g.obj.Generation, g.listenerConfig(), attached[g], policies[g])
 		rep.Gateways = append(rep.Gateways, r)
 	}
 	return rep

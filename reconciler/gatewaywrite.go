@@ -29,10 +29,10 @@ func (p *gatewayReporter) setClass(ctx context.Context, c ClassReport) {
 }
 
 // setGateway brings a Gateway's status to the report's; Programmed is true once the
-// proxy serves the revision of the report.
-func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport, programmed bool, rev int64) {
+// proxy serves the revision that last changed what the Gateway serves (got).
+func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport, got programmed) {
 	gw := g.Gateway
-	gwProgrammed := programCondition(gatewayv1.GatewayConditionProgrammed, g.Programmable, programmed, g.ProgramMsg, rev, gw.Generation)
+	gwProgrammed := programCondition(gatewayv1.GatewayConditionProgrammed, g.Programmable, got, g.ProgramMsg, gw.Generation)
 	if !g.Programmable && g.ProgramReason != "" {
 		gwProgrammed.Reason = g.ProgramReason
 	}
@@ -40,7 +40,7 @@ func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport,
 	for _, l := range g.Listeners {
 		st := l.Status
 		st.Conditions = append(append([]metav1.Condition(nil), st.Conditions...),
-			programCondition(gatewayv1.ListenerConditionProgrammed, l.Programmable, programmed, l.ProgramMsg, rev, gw.Generation))
+			programCondition(gatewayv1.ListenerConditionProgrammed, l.Programmable, got, l.ProgramMsg, gw.Generation))
 		want.Listeners = append(want.Listeners, st)
 	}
 	key := "Gateway " + gw.Namespace + "/" + gw.Name + " " + string(gw.UID)
@@ -72,13 +72,14 @@ func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport,
 }
 
 // programCondition is a Programmed condition: false (Invalid) for what cannot be served,
-// false (Pending) until the proxy serves revision rev, true then.
-func programCondition[T ~string](typ T, programmable, served bool, why string, rev, gen int64) metav1.Condition {
+// false until the proxy serves the revision got is of (Pending while it is on its way,
+// Invalid once nginx refused it, with its error), true then.
+func programCondition[T ~string](typ T, programmable bool, got programmed, why string, gen int64) metav1.Condition {
 	switch {
 	case !programmable:
 		return condition(typ, false, gatewayv1.GatewayReasonInvalid, why, gen)
-	case !served:
-		return condition(typ, false, gatewayv1.GatewayReasonPending, fmt.Sprintf("waiting for the proxy to serve revision %d", rev), gen)
+	case !got.served:
+		return condition(typ, false, got.reason, got.msg, gen)
 	}
 	return condition(typ, true, gatewayv1.GatewayReasonProgrammed, "the proxy serves it", gen)
 }

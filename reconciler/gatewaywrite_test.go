@@ -47,13 +47,13 @@ func TestSetGatewayStaleCopy(t *testing.T) {
 		return "missing"
 	}
 
-	p.setGateway(ctx, report(get()), true, 1)
+	p.setGateway(ctx, report(get()), Serving{Revision: 1}.of(1))
 	stale := get() // Programmed, as the informer will keep showing for a while
-	p.setGateway(ctx, report(get()), false, 2)
+	p.setGateway(ctx, report(get()), Serving{Revision: 1}.of(2))
 	if got := programmed(); got != metav1.ConditionFalse {
 		t.Fatalf("waiting for revision 2: Programmed = %s, want False", got)
 	}
-	p.setGateway(ctx, report(stale), true, 2)
+	p.setGateway(ctx, report(stale), Serving{Revision: 2}.of(2))
 	if got := programmed(); got != metav1.ConditionTrue {
 		t.Fatalf("revision 2 served, reported from a copy that still shows revision 1 served: Programmed = %s, want True", got)
 	}

@@ -40,21 +40,40 @@ func (s applyingStore) Write(ctx context.Context, meta api.Meta, muts []api.Muta
 	return res, err
 }
 
-// ServedRevision is the revision the managed instance serves, or without one the newest
-// any agent serves: a Gateway is Programmed once it does.
-func (s applyingStore) ServedRevision(ctx context.Context) (int64, error) {
+// ServedRevision is what the managed instance serves, or without one what the agents
+// serve: the newest revision any of them runs, and the newest any failed to apply after
+// it. A Gateway is Programmed once its revision is served, and says so when it failed.
+func (s applyingStore) ServedRevision(ctx context.Context) (reconciler.Serving, error) {
 	if s.applier != nil {
-		return s.applier.Status(ctx).Applied, nil
+		st := s.applier.Status(ctx)
+		return serving(st.Applied, st.LastApply), nil
 	}
 	list, err := s.Instances(ctx)
 	if err != nil {
-		return 0, err
+		return reconciler.Serving{}, err
 	}
-	var rev int64
+	var out reconciler.Serving
 	for _, in := range list {
-		rev = max(rev, in.Applied)
+		sv := serving(in.Applied, in.LastApply)
+		out.Revision = max(out.Revision, sv.Revision)
+		if sv.Failed > out.Failed {
+			out.Failed, out.Outcome, out.Error = sv.Failed, sv.Outcome, sv.Error
+		}
 	}
-	return rev, nil
+	if out.Failed <= out.Revision {
+		out.Failed, out.Outcome, out.Error = 0, "", ""
+	}
+	return out, nil
+}
+
+// serving is what an instance that runs revision applied serves, with its last apply
+// when that failed on a newer revision.
+func serving(applied int64, last *api.ApplyRecord) reconciler.Serving {
+	s := reconciler.Serving{Revision: applied}
+	if last != nil && last.Outcome != api.OutcomeSuccess && last.Revision > applied {
+		s.Failed, s.Outcome, s.Error = last.Revision, last.Outcome, last.Error
+	}
+	return s
 }
 
 // startReconciler runs the reconciler until ctx ends; it returns it and a channel closed
