@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
@@ -24,6 +25,8 @@ type gatewayCluster struct {
 	informers []cache.SharedIndexInformer
 	synced    []cache.InformerSynced
 	wg        sync.WaitGroup
+	// cancel stops the informers (start, stop).
+	cancel context.CancelFunc
 
 	classes    gwlisters.GatewayClassLister
 	gateways   gwlisters.GatewayLister
@@ -41,8 +44,10 @@ type gatewayCluster struct {
 	gatewayIndex cache.Indexer
 	// policyIndex indexes the BackendTLSPolicies by their ConfigMaps (byConfigMap).
 	policyIndex cache.Indexer
-	// retry says whether HTTPRoute keeps rules[].retry (gatewayKinds.retry).
-	retry bool
+	// retryMu guards retry, what HTTPRoute's CRD says of rules[].retry, whose document's
+	// hash the schema poll (awaitRetryFlip) updates while syncs read it.
+	retryMu sync.Mutex
+	retry   retrySchema
 }
 
 // newGatewayCluster sets up the informers of what served says the cluster serves;
@@ -153,18 +158,23 @@ func (g *gatewayCluster) watchConfigMaps(client *clients, enqueue func()) error 
 	return nil
 }
 
-// start runs the informers until stop is closed; shutdown waits for them then.
-func (g *gatewayCluster) start(stop <-chan struct{}) {
+// start runs the informers until ctx ends or stop is called.
+func (g *gatewayCluster) start(ctx context.Context) {
+	ctx, g.cancel = context.WithCancel(ctx)
 	for _, inf := range g.informers {
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()
-			inf.Run(stop)
+			inf.Run(ctx.Done())
 		}()
 	}
 }
 
-func (g *gatewayCluster) shutdown() { g.wg.Wait() }
+// stop stops the informers of a started view and waits for them.
+func (g *gatewayCluster) stop() {
+	g.cancel()
+	g.wg.Wait()
+}
 
 // references reports whether a route routes to the Service key ("namespace/name") or a
 // Gateway presents a certificate of the Secret key, as index (byService, bySecret) asks.

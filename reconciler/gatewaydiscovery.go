@@ -19,10 +19,10 @@ type gatewayKinds struct {
 	grants     bool
 	// backendTLS is BackendTLSPolicy, of the standard channel since v1.4.
 	backendTLS bool
-	// retry is whether HTTPRoute keeps rules[].retry (httpRouteRetryServed); retryErr
-	// why that could not be told, when it could not: retries are then not claimed, and
-	// the rest is served.
-	retry    bool
+	// retry is whether HTTPRoute keeps rules[].retry (readRetrySchema); retryErr why
+	// that could not be told, when it could not: retries are then not claimed until the
+	// schema poll (serveGateway) tells, and the rest is served.
+	retry    retrySchema
 	retryErr error
 }
 
@@ -37,7 +37,7 @@ func discoverGateway(client *clients) (gatewayKinds, error) {
 	k.grpcRoutes = slices.Contains(v1, "grpcroutes")
 	k.backendTLS = slices.Contains(v1, "backendtlspolicies")
 	if k.core {
-		k.retry, k.retryErr = httpRouteRetryServed(client)
+		k.retry, k.retryErr = readRetrySchema(client, retrySchema{})
 	}
 	beta, err := servedResources(client, gatewayv1beta1.GroupVersion.String())
 	if err != nil {

@@ -17,24 +17,41 @@ type openAPISchema struct {
 	Items      *openAPISchema            `json:"items"`
 }
 
-// httpRouteRetryServed reports whether the cluster's HTTPRoute keeps rules[].retry: only
+// retrySchema is what the cluster's HTTPRoute CRD says of rules[].retry: whether it keeps
+// it, and the server-relative URL of the OpenAPI v3 document of
+// gateway.networking.k8s.io/v1 that said so ("" where the group version is not served).
+// That URL carries a hash of the document, which changes with the group's CRDs.
+type retrySchema struct {
+	served bool
+	doc    string
+}
+
+// readRetrySchema reports whether the cluster's HTTPRoute keeps rules[].retry: only
 // Gateway API's experimental channel has it, and an API server whose CRD lacks it drops
 // it from every route as unknown. The CRD's schema says so in the OpenAPI document that
-// every client may read, so no more RBAC is needed than for discovery.
-func httpRouteRetryServed(client *clients) (bool, error) {
+// every client may read, so no more RBAC is needed than for discovery. When the
+// document is still the one known was read from, it returns known without reading it.
+func readRetrySchema(client *clients, known retrySchema) (retrySchema, error) {
 	paths, err := client.gateway.Discovery().OpenAPIV3().Paths()
 	if err != nil {
-		return false, fmt.Errorf("openapi v3 paths: %w", err)
+		return known, fmt.Errorf("openapi v3 paths: %w", err)
 	}
 	gv, ok := paths["apis/"+gatewayv1.GroupVersion.String()]
 	if !ok {
-		return false, nil
+		return retrySchema{}, nil
+	}
+	s := retrySchema{doc: gv.ServerRelativeURL()}
+	if s.doc == known.doc {
+		return known, nil
 	}
 	doc, err := gv.Schema("application/json")
 	if err != nil {
-		return false, fmt.Errorf("openapi v3 of %s: %w", gatewayv1.GroupVersion, err)
+		return known, fmt.Errorf("openapi v3 of %s: %w", gatewayv1.GroupVersion, err)
 	}
-	return schemaHas(doc, httpRouteSchema, "spec", "rules", "[]", "retry")
+	if s.served, err = schemaHas(doc, httpRouteSchema, "spec", "rules", "[]", "retry"); err != nil {
+		return known, err
+	}
+	return s, nil
 }
 
 // schemaHas reports whether the schema name of an OpenAPI v3 document has the field at

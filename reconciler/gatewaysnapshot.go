@@ -48,7 +48,7 @@ type GatewaySnapshot struct {
 // and the Services and Secrets they reference.
 func (c *cluster) gatewaySnapshot(g *gatewayCluster, controller string, snap *Snapshot) error {
 	gs := &GatewaySnapshot{Controller: controller, NamespaceLabels: map[string]map[string]string{}, GRPCServed: g.grpcRoutes != nil,
-		TLSPolicyServed: g.tlsPolicies != nil, RetryServed: g.retry}
+		TLSPolicyServed: g.tlsPolicies != nil, RetryServed: g.retrySchema().served}
 	classes, err := g.classes.List(labels.Everything())
 	if err != nil {
 		return fmt.Errorf("list gatewayclasses: %w", err)

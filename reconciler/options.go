@@ -59,6 +59,10 @@ type Options struct {
 	// and HTTPS (--proxy-listen and --tls-listen): a Gateway listener on one of them is
 	// served on the instances' own listen (Server.Port 0), any other port on its own.
 	HTTPPort, HTTPSPort int32
+	// GatewaySchemaPeriod is how often the reconciler asks whether the cluster's Gateway
+	// API CRDs changed what they keep of the objects (HTTPRoute's rules[].retry) since it
+	// last read them (30s).
+	GatewaySchemaPeriod time.Duration
 	// Logger receives the reconciler's logs (slog.Default()).
 	Logger *slog.Logger
 }
@@ -97,6 +101,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RetryPeriod == 0 {
 		o.RetryPeriod = 2 * time.Second
+	}
+	if o.GatewaySchemaPeriod == 0 {
+		o.GatewaySchemaPeriod = 30 * time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -44,7 +44,7 @@ func (r *Reconciler) lead(ctx context.Context) error {
 	synced := c.synced
 	if gw != nil {
 		synced = append(slices.Clip(synced), gw.synced...)
-		gw.start(ctx.Done())
+		gw.start(ctx)
 	}
 	c.start(ctx.Done())
 	var late sync.WaitGroup
@@ -53,7 +53,7 @@ func (r *Reconciler) lead(ctx context.Context) error {
 		queue.ShutDown()
 		c.shutdown()
 		if gw != nil {
-			gw.shutdown()
+			gw.stop()
 		}
 		late.Wait()
 	}()
@@ -70,6 +70,11 @@ func (r *Reconciler) lead(ctx context.Context) error {
 	go out.run(ctx)
 	if gw != nil {
 		c.gateway.Store(gw)
+		late.Add(1)
+		go func() {
+			defer late.Done()
+			r.serveGateway(ctx, c, gw, enqueue, edited)
+		}()
 	} else {
 		late.Add(1)
 		go func() {

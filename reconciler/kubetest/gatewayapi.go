@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // gatewayAPIModule is the Go module whose config/crd/<channel> holds the CRDs of the
@@ -55,6 +57,22 @@ func StartGatewayAPIT(tb testing.TB) *Cluster {
 func StartGatewayAPIExperimentalT(tb testing.TB) *Cluster {
 	tb.Helper()
 	return startT(tb, func() (*Cluster, error) { return StartGatewayAPIChannel(ChannelExperimental) })
+}
+
+// InstallGatewayCRD installs the CRD of one Gateway API resource ("httproutes") as
+// channel has it, over the one the cluster serves: an operator switching channels (or
+// versions) under a running reconciler. It returns once the API server has the CRD
+// established; its handlers may take a moment more to serve objects by the new schema.
+func (c *Cluster) InstallGatewayCRD(tb testing.TB, channel, resource string) {
+	tb.Helper()
+	dir, err := gatewayCRDDir(channel)
+	if err != nil {
+		tb.Fatalf("kubetest: %v", err)
+	}
+	file := filepath.Join(dir, "gateway.networking.k8s.io_"+resource+".yaml")
+	if _, err := envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{Paths: []string{file}, ErrorIfPathMissing: true}); err != nil {
+		tb.Fatalf("kubetest: install the %s channel's %s CRD: %v", channel, resource, err)
+	}
 }
 
 // gatewayCRDDir finds the channel's CRDs in the module cache with the go command, which
