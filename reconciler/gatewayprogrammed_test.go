@@ -35,6 +35,18 @@ func (s *servingStore) ServedRevision(context.Context) (reconciler.Serving, erro
 
 var _ reconciler.Served = (*servingStore)(nil)
 
+// runProgrammed runs a reconciler on st and returns it once the proxy serves its first
+// revision and the Gateway gw says it is Programmed.
+func (f *fixture) runProgrammed(t *testing.T, st *servingStore) *reconciler.Reconciler {
+	t.Helper()
+	r, _ := f.run(t, st, "one")
+	waitFor(t, 10*time.Second, "the route's server in the store", func() bool { return f.store.Head().Revision > 0 })
+	rest(t, r)
+	st.served.Store(f.store.Head().Revision)
+	waitFor(t, 10*time.Second, "the Gateway Programmed", func() bool { return programmed(t, f.c, f.ns, "gw") == "True/Programmed" })
+	return r
+}
+
 // programmed spells the Gateway's Programmed condition: "Status/Reason".
 func programmed(t *testing.T, c *kubetest.Cluster, ns, name string) string {
 	t.Helper()
@@ -61,11 +73,7 @@ func TestGatewayProgrammedWaitsForPolicyRevision(t *testing.T) {
 		kubetest.Service(f.ns, "web", 80), kubetest.EndpointSlice(f.ns, "web", "web-1", 8443, kubetest.Ready("10.2.0.1")...),
 		kubetest.Gateway(f.ns, "gw", f.class, kubetest.Listener("http", 80, "")),
 		kubetest.HTTPRoute(f.ns, "shop", "gw", []string{"shop.example.com"}, kubetest.Rule("/", []string{"web"})))
-	r, _ := f.run(t, st, "one")
-	waitFor(t, 10*time.Second, "the route's server in the store", func() bool { return f.store.Head().Revision > 0 })
-	rest(t, r)
-	st.served.Store(f.store.Head().Revision)
-	waitFor(t, 10*time.Second, "the Gateway Programmed", func() bool { return programmed(t, f.c, f.ns, "gw") == "True/Programmed" })
+	r := f.runProgrammed(t, st)
 
 	before := f.store.Head().Revision
 	ca, _ := kubetest.CA(t, "test CA")

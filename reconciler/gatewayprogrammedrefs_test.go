@@ -29,11 +29,7 @@ func TestGatewayProgrammedWaitsForReferencedObjects(t *testing.T) {
 		kubetest.Service(f.ns, "web", 80), kubetest.EndpointSlice(f.ns, "web", "web-1", 8080, kubetest.Ready("10.2.0.1")...),
 		kubetest.Gateway(f.ns, "gw", f.class, kubetest.Listener("http", 80, ""), kubetest.HTTPSListener("https", 443, "", "cert")),
 		kubetest.HTTPRoute(f.ns, "shop", "gw", []string{"shop.example.com"}, kubetest.Rule("/", []string{"web"})))
-	r, _ := f.run(t, st, "one")
-	waitFor(t, 10*time.Second, "the route's server in the store", func() bool { return f.store.Head().Revision > 0 })
-	rest(t, r)
-	st.served.Store(f.store.Head().Revision)
-	waitFor(t, 10*time.Second, "the Gateway Programmed", func() bool { return programmed(t, f.c, f.ns, "gw") == "True/Programmed" })
+	f.runProgrammed(t, st)
 
 	// Another certificate in the listener's Secret: a revision with the new certificate.
 	before := f.store.Head().Revision
