@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +60,56 @@ func testIngressServed(t *testing.T, k *kube) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+
+	// The reconciler's figures are on /metrics: this replica leads, its syncs wrote the
+	// head, and every Event was posted.
+	want := map[string]float64{"restyplane_kubernetes_leader": 1, "restyplane_kubernetes_last_written_revision": float64(ki.head()),
+		"restyplane_kubernetes_events_dropped_total": 0}
+	var got map[string]float64
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		got = ki.metrics(t)
+		same := true
+		for name, v := range want {
+			if g, ok := got[name]; !ok || g != v {
+				same = false
+			}
+		}
+		if same && got["restyplane_kubernetes_syncs_total"] >= got["restyplane_kubernetes_sync_writes_total"] && got["restyplane_kubernetes_sync_writes_total"] >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			ours := map[string]float64{}
+			for name, v := range got {
+				if strings.HasPrefix(name, "restyplane_kubernetes_") {
+					ours[name] = v
+				}
+			}
+			t.Fatalf("the reconciler's metrics = %v, want %v and at least one sync that wrote", ours, want)
+		}
+	}
+}
+
+// metrics reads the instance's /metrics: each sample without labels by its name.
+func (in *instance) metrics(t *testing.T) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(in.API + "/metrics")
+	if err != nil {
+		t.Fatalf("get /metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		if !ok || strings.HasPrefix(name, "#") || strings.Contains(name, "{") {
+			continue
+		}
+		if v, err := strconv.ParseFloat(value, 64); err == nil {
+			out[name] = v
+		}
+	}
+	return out
 }
 
 // testScaleAndDelete: EndpointSlice changes move traffic without a reload (the nginx

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler"
 	"github.com/restyplane/restyplane/server"
@@ -78,7 +80,7 @@ func serving(applied int64, last *api.ApplyRecord) reconciler.Serving {
 
 // startReconciler runs the reconciler until ctx ends; it returns it and a channel closed
 // when it stopped, or nils when there is no cluster.
-func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier server.Applier, log *slog.Logger) (server.Ingresses, <-chan struct{}, error) {
+func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier server.Applier, reg prometheus.Registerer, log *slog.Logger) (server.Ingresses, <-chan struct{}, error) {
 	if !c.enabled() {
 		return nil, nil, nil
 	}
@@ -110,6 +112,9 @@ func startReconciler(ctx context.Context, c kubeConfig, st *store.Store, applier
 		GatewayController: c.gatewayController, GatewayAddress: c.gatewayAddress, GatewayAddresses: pool, HTTPPort: c.httpPort, HTTPSPort: c.httpsPort})
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes reconciler: %w", err)
+	}
+	if err := reg.Register(newReconcilerCollector(rec.Stats)); err != nil {
+		return nil, nil, fmt.Errorf("kubernetes reconciler metrics: %w", err)
 	}
 	// The Ingresses behind servers an apply left out, on any instance, hear of it.
 	st.WatchSkips(rec.ReportApply)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/server"
 	"github.com/restyplane/restyplane/store"
@@ -15,7 +17,7 @@ import (
 // startReconciler of a build without Kubernetes (the nokube tag, which `make run` uses:
 // client-go is more than half of a cold build's compile time) refuses to start where a
 // cluster is asked for, rather than serve without the Ingresses it was told to follow.
-func startReconciler(_ context.Context, c kubeConfig, _ *store.Store, _ server.Applier, _ *slog.Logger) (server.Ingresses, <-chan struct{}, error) {
+func startReconciler(_ context.Context, c kubeConfig, _ *store.Store, _ server.Applier, _ prometheus.Registerer, _ *slog.Logger) (server.Ingresses, <-chan struct{}, error) {
 	if !c.enabled() {
 		return nil, nil, nil
 	}

@@ -173,7 +173,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer func() { wcancel(); <-wdone }()
 	cfg.kube.httpPort, cfg.kube.httpsPort = listenPort(cfg.proxy.listen), listenPort(cfg.proxy.tlsListen)
 	cfg.kube.proxyHosts = listenHosts(cfg.proxy.listen, cfg.proxy.tlsListen)
-	rec, kubeDone, err := startReconciler(ctx, cfg.kube, st, applier, log)
+	rec, kubeDone, err := startReconciler(ctx, cfg.kube, st, applier, reg, log)
 	if err != nil {
 		return err
 	}
