@@ -29,7 +29,11 @@ type browser struct {
 
 	mu       sync.Mutex
 	problems []string // uncaught exceptions and policy violations seen in the console
+	console  []string // the last console messages of any kind, for a failed step's report
 }
+
+// keptConsole is how many of the newest console messages a browser keeps.
+const keptConsole = 20
 
 // newBrowser starts Chromium with a fresh profile and a window of width×height, opens the
 // UI at base, and registers a cleanup that saves a screenshot when the test failed.
@@ -72,11 +76,12 @@ func newBrowser(t *testing.T, base string, width, height int) *browser {
 				return
 			}
 			text := m.String()
+			b.mu.Lock()
 			if m.IsException() || strings.Contains(text, "Content Security Policy") {
-				b.mu.Lock()
 				b.problems = append(b.problems, text)
-				b.mu.Unlock()
 			}
+			b.console = append(b.console[max(0, len(b.console)-keptConsole+1):], text)
+			b.mu.Unlock()
 		}
 	}()
 	t.Cleanup(b.afterTest)
@@ -172,7 +177,14 @@ func (b *browser) waitFor(what, cond string) {
 		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(step-time.Second)))
 	if err != nil {
 		main := evalJS[string](b, `(document.querySelector('main') || document.body).innerText.slice(0, 1500)`)
-		b.t.Fatalf("%s: %v\nlocation %s\npage shows:\n%s", what, err, evalJS[string](b, `location.href`), main)
+		b.mu.Lock()
+		console := strings.Join(b.console, "\n")
+		b.mu.Unlock()
+		// What the page loaded and how long each took: a UI stuck at "Loading…" says
+		// which of its modules never came.
+		loaded := evalJS[string](b, `document.readyState + ": " + performance.getEntriesByType('resource').map(e =>
+			e.name.replace(location.origin, '') + ' ' + Math.round(e.duration) + ' ms ' + (e.responseStatus || '-')).join(', ')`)
+		b.t.Fatalf("%s: %v\nlocation %s\npage shows:\n%s\nconsole:\n%s\nloaded: %s", what, err, evalJS[string](b, `location.href`), main, console, loaded)
 	}
 }
 
