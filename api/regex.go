@@ -10,10 +10,23 @@ func starHeight(re string) int {
 	return p.seq()
 }
 
-// starParser walks a regex once, keeping only what star height needs.
+// repeatsFlagGroup reports whether a quantifier follows a group that only sets flags, as
+// in "(?i)+" or "a(?)?": Go's regexp applies it to the atom before the group (or to
+// nothing), where PCRE refuses to compile the regex, and nginx -t with it.
+func repeatsFlagGroup(re string) bool {
+	p := starParser{s: re, afterFlags: -1}
+	p.seq()
+	return p.repeatsFlags
+}
+
+// starParser walks a regex once, keeping only what star height needs, and whether a
+// quantifier follows a group that only sets flags.
 type starParser struct {
 	s string
 	i int
+	// afterFlags is the index just past the last flags-only group, "(?i)".
+	afterFlags   int
+	repeatsFlags bool
 }
 
 // seq reads atoms up to an unmatched ')' or the end and returns the largest height among
@@ -32,10 +45,13 @@ func (p *starParser) seq() int {
 			next(-1)
 		case c == '(':
 			p.i++
-			p.groupPrefix()
+			flagsOnly := p.groupPrefix()
 			h := p.seq()
 			p.i++ // the ')'
 			next(h)
+			if flagsOnly {
+				p.afterFlags = p.i
+			}
 		case c == '[':
 			p.class()
 			next(0)
@@ -43,6 +59,9 @@ func (p *starParser) seq() int {
 			p.i += 2
 			next(0)
 		case c == '*' || c == '+' || c == '?' || c == '{' && p.repeatLen() > 0:
+			if p.i == p.afterFlags {
+				p.repeatsFlags = true
+			}
 			if p.quantifier() && last >= 0 {
 				last++
 			}
@@ -55,22 +74,24 @@ func (p *starParser) seq() int {
 }
 
 // groupPrefix skips what follows a '(' before the group's pattern: "?:", "?<name>",
-// "?P<name>" or inline flags such as "?i:" and "?i)".
-func (p *starParser) groupPrefix() {
+// "?P<name>" or inline flags such as "?i:" and "?i)". It reports whether the group only
+// sets flags ("?i)", and "?)"), which has no pattern to repeat.
+func (p *starParser) groupPrefix() (flagsOnly bool) {
 	if p.i >= len(p.s) || p.s[p.i] != '?' {
-		return
+		return false
 	}
 	p.i++
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
 		case ':', '>':
 			p.i++
-			return
+			return false
 		case ')':
-			return
+			return true
 		}
 		p.i++
 	}
+	return false
 }
 
 // class skips a bracket expression: a ']' first is literal, a backslash escapes, and

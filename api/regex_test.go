@@ -46,3 +46,18 @@ func TestValidRegexRefusesNestedQuantifiers(t *testing.T) {
 		}
 	}
 }
+
+// A quantifier right after a group that only sets flags compiles in Go (it applies to the
+// atom before) and not in PCRE: ValidRegex refuses it, and keeps the forms PCRE takes.
+func TestValidRegexRefusesARepeatedFlagGroup(t *testing.T) {
+	for _, re := range []string{`/(0(?)?)`, `/(?)?`, `/a(?i)+`, `^/x(?s)*$`, `/a(?i){2}`} {
+		if err := ValidRegex("path", re); err == nil {
+			t.Errorf("ValidRegex(%q) = nil, want an error", re)
+		}
+	}
+	for _, re := range []string{`/(?i)a+`, `/(?i:a)+`, `/(?:a)+`, `/[(?)+]`, `/\(?i\)`, `/(?i)`, `/a(?i){x`} {
+		if err := ValidRegex("path", re); err != nil {
+			t.Errorf("ValidRegex(%q) = %v, want nil", re, err)
+		}
+	}
+}

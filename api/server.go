@@ -377,6 +377,9 @@ func regexSafe(field, s string) error {
 	if h := starHeight(s); h > 1 {
 		return Invalid(field, "regex has nested unbounded quantifiers, %d deep, as (a+)+ does: PCRE backtracks exponentially on such a regex, so at most one level of *, + or {n,} is allowed", h)
 	}
+	if repeatsFlagGroup(s) {
+		return Invalid(field, "a quantifier follows a group that only sets flags, as in (?i)+: PCRE does not compile it; put the flags inside a group, (?i:a)+")
+	}
 	if why := ambiguity(s); why != "" {
 		return Invalid(field, "regex is ambiguous: %s", why)
 	}
