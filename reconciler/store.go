@@ -15,4 +15,6 @@ type Store interface {
 	Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error)
 	// Claims hold hostnames for namespaces.
 	Claims
+	// Holds keep what rollbacks took back from the cluster.
+	Holds
 }

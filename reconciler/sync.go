@@ -88,13 +88,19 @@ func (r *Reconciler) lead(ctx context.Context) error {
 		<-ctx.Done()
 		queue.ShutDown()
 	}()
-	// An admin's grant or release changes who may route a host: sync again.
+	// An admin's grant or release changes who may route a host, and a hold or its release
+	// what may be written: sync again.
 	go func() {
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-r.store.HostnameClaimsChanged():
+				c.changes.everything()
+				queue.Add(syncKey)
+			case <-r.store.HoldsChanged():
+				// A rollback held objects back (their Ingresses are to hear of it), or an
+				// editor released them (the cluster's content is to be written again).
 				c.changes.everything()
 				queue.Add(syncKey)
 			}
@@ -177,6 +183,13 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep 
 		}
 		muts = mutations(t, head)
 	}
+	muts, release, held := holdBack(t, head, muts, r.store.Holds())
+	if len(release) > 0 {
+		meta := api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: holdMessage(release)}
+		if err := r.store.ReleaseHolds(ctx, meta, release); err != nil {
+			return 0, false, fmt.Errorf("release %d holds: %w", len(release), err)
+		}
+	}
 	rev = head.Revision
 	if len(muts) > 0 {
 		// The Lease may have been lost since the sync began; a replica that no longer leads
@@ -195,7 +208,7 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep 
 		}
 	}
 	cache.last = lastSync{t: t, rev: rev}
-	rep.report(t.Reports, rev)
+	rep.report(heldReports(t.Reports, held), rev)
 	gwRep.report(t.Gateway, rev)
 	r.setLast(t, rev)
 	return rev, wrote, nil

@@ -79,6 +79,9 @@ type core struct {
 	historyID string
 	// skips hears of committed apply records that left objects out (WatchSkips).
 	skips applyWatch
+	// holds are the objects rollbacks hold back from the reconciler (hold.go); they
+	// change under wmu.
+	holds *api.Latest[map[api.Ref]api.Hold]
 }
 
 // Open opens (creating if needed) the SQLite database at path, migrates it and loads the
@@ -174,6 +177,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	s.claims = api.NewLatest(claims)
+	holds, err := loadHolds(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.holds = api.NewLatest(holds)
 	if err := s.startCheckpointer(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("checkpointer connection: %w", err)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -34,6 +35,8 @@ type writeOptions struct {
 	checkAll   bool
 	rollbackOf int64
 	action     string
+	// holds are what a rollback holds back from the reconciler (holdsOf).
+	holds []api.Hold
 }
 
 // pending is one object a write changes.
@@ -121,8 +124,18 @@ func (s *core) write(ctx context.Context, meta api.Meta, opt writeOptions, build
 	r := api.Revision{ID: rev, Parent: head.Revision, Time: time.Now().UTC(), Actor: meta.Actor,
 		Source: meta.Source, Message: meta.Message, RollbackOf: opt.rollbackOf, ChangeCount: len(changes),
 		AutoRollback: !meta.NoAutoRollback}
+	if opt.rollbackOf != 0 {
+		opt.holds = holdsOf(head, changes, rev, r.Time)
+	}
 	if err := s.commit(ctx, r, changes, meta, opt); err != nil {
 		return nil, err
+	}
+	if len(opt.holds) > 0 {
+		next := maps.Clone(s.holds.Get())
+		for _, h := range opt.holds {
+			next[h.Ref()] = h
+		}
+		s.holds.Publish(next)
 	}
 	cand.Revision = rev
 	cand.Written = r.Time
@@ -255,6 +268,9 @@ func (s *core) commit(ctx context.Context, r api.Revision, changes []pending, me
 		ev.Action = opt.action
 	}
 	if _, err := s.prep.insertAudit(ctx, tx, ev); err != nil {
+		return err
+	}
+	if err := insertHolds(ctx, tx, opt.holds); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

@@ -1,0 +1,121 @@
+package reconciler_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/restyplane/restyplane/api"
+	"github.com/restyplane/restyplane/reconciler"
+	"github.com/restyplane/restyplane/reconciler/kubetest"
+)
+
+// TestRollbackHoldsAgainstTheCluster: a rollback of what an Ingress asked for outlasts the
+// reconciler's next syncs, where before the next sync of anything wrote the cluster's
+// content again (and a change that an automatic rollback undid went live again). The
+// Ingress hears why; a held backend still follows its Service's endpoints; editing the
+// Ingress releases the hold.
+func TestRollbackHoldsAgainstTheCluster(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	const shop, cart = "shop.example.com", "cart.example.com"
+	for i, svc := range []string{"a", "b", "c", "other"} {
+		f.c.Create(t, kubetest.Service(f.ns, svc, 80),
+			kubetest.EndpointSlice(f.ns, svc, svc+"-1", 8080, kubetest.Endpoint{Address: "10.1.0." + string(rune('2'+i))}))
+	}
+	r, _ := f.run(t, f.store, "one")
+	backend := func(svc string) string { return "k8s." + f.ns + "." + svc + ".80" }
+	routesTo := func(host string) string {
+		if s := f.store.Head().Servers["k8s."+host]; s != nil && len(s.Locations) > 0 {
+			return s.Locations[0].Backend
+		}
+		return ""
+	}
+	ingresses := f.c.Client.NetworkingV1().Ingresses(f.ns)
+	edit := func(name string, change func(*kubetest.Path) map[string]string) {
+		t.Helper()
+		ing, err := ingresses.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get %s: %v", name, err)
+		}
+		p := kubetest.Path{Host: ing.Spec.Rules[0].Host, Path: "/", Service: ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name, Port: 80}
+		ing.Annotations = change(&p)
+		ing.Spec = kubetest.Ingress(f.ns, name, f.class, p).Spec
+		if _, err := ingresses.Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("update %s: %v", name, err)
+		}
+	}
+	rollback := func(to int64) {
+		t.Helper()
+		if _, err := f.store.Rollback(ctx, api.Meta{Actor: api.ActorApplier, Message: "automatic rollback: 5xx"}, to); err != nil {
+			t.Fatalf("rollback to %d: %v", to, err)
+		}
+	}
+
+	// A route moved to another Service, and rolled back.
+	f.c.Create(t, kubetest.Ingress(f.ns, "shop", f.class, kubetest.Path{Host: shop, Path: "/", Service: "a", Port: 80}))
+	waitFor(t, 5*time.Second, "shop routed to a", func() bool { return routesTo(shop) == backend("a") })
+	good := f.store.Head().Revision
+	edit("shop", func(p *kubetest.Path) map[string]string { p.Service = "b"; return nil })
+	waitFor(t, 5*time.Second, "shop routed to b", func() bool { return routesTo(shop) == backend("b") })
+	rollback(good)
+
+	// Another Ingress makes the reconciler sync everything again.
+	f.c.Create(t, kubetest.Ingress(f.ns, "other", f.class, kubetest.Path{Host: "other.example.com", Path: "/", Service: "other", Port: 80}))
+	waitFor(t, 5*time.Second, "the other Ingress in the store", func() bool { return routesTo("other.example.com") != "" })
+	rest(t, r)
+	if got, want := routesTo(shop), backend("a"); got != want {
+		t.Fatalf("after the rollback and another sync, shop routes to %q, want %q (as the rollback left it)", got, want)
+	}
+	if f.store.Head().Backends[backend("a")] == nil {
+		t.Fatalf("backend %s, which the rolled-back server names, is gone", backend("a"))
+	}
+	if e := f.event(t, "shop", reconciler.ReasonRolledBack); e.Type != corev1.EventTypeWarning {
+		t.Errorf("RolledBack event type = %q, want Warning", e.Type)
+	} else {
+		t.Logf("RolledBack: %s", e.Message)
+	}
+
+	// A backend's settings rolled back: held, while its endpoints follow the Pods.
+	f.c.Create(t, kubetest.Ingress(f.ns, "cart", f.class, kubetest.Path{Host: cart, Path: "/", Service: "c", Port: 80}))
+	waitFor(t, 5*time.Second, "cart routed to c", func() bool { return routesTo(cart) == backend("c") })
+	good = f.store.Head().Revision
+	edit("cart", func(*kubetest.Path) map[string]string {
+		return map[string]string{"nginx.ingress.kubernetes.io/load-balance": "ewma"}
+	})
+	waitFor(t, 5*time.Second, "backend c on ewma", func() bool {
+		b := f.store.Head().Backends[backend("c")]
+		return b != nil && b.LoadBalance == api.EWMA
+	})
+	rollback(good)
+	slice, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Get(ctx, "c-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get slice: %v", err)
+	}
+	slice.Endpoints = kubetest.EndpointSlice(f.ns, "c", "c-1", 8080, kubetest.Ready("10.3.0.2", "10.3.0.3")...).Endpoints
+	if _, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Update(ctx, slice, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update slice: %v", err)
+	}
+	waitFor(t, 5*time.Second, "backend c's new endpoints", func() bool {
+		return endpoints(f.store.Head().Backends[backend("c")]) == "10.3.0.2:8080,10.3.0.3:8080"
+	})
+	rest(t, r)
+	if got := f.store.Head().Backends[backend("c")].LoadBalance; got != api.RoundRobin {
+		t.Fatalf("backend c balances by %q after its endpoints moved, want %q as the rollback left it", got, api.RoundRobin)
+	}
+
+	// Editing the Ingress releases the hold: what it asks for now is written.
+	edit("shop", func(p *kubetest.Path) map[string]string { p.Service = "b"; p.Path = "/v2"; return nil })
+	waitFor(t, 5*time.Second, "shop's edit written", func() bool {
+		s := f.store.Head().Servers["k8s."+shop]
+		return s != nil && s.Locations[0].Path == "/v2"
+	})
+	for ref := range f.store.Holds() {
+		if ref.Name == "k8s."+shop {
+			t.Errorf("server %s is still held after its Ingress changed", ref.Name)
+		}
+	}
+}

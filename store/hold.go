@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+// A rollback that takes an object back from what Kubernetes wrote records a hold on it
+// (api.Hold), in the rollback's own transaction, so that the reconciler's next sync does
+// not write the undone content again. Holds are kept in the holds table and, for the
+// reconciler's every sync, in memory; both change under the writer lock.
+
+type holdRow struct {
+	Kind     string `db:"kind"`
+	Name     string `db:"name"`
+	Revision int64  `db:"revision"`
+	Rejected string `db:"rejected"`
+	Since    int64  `db:"since"`
+}
+
+func loadHolds(ctx context.Context, db *sqlx.DB) (map[api.Ref]api.Hold, error) {
+	var rows []holdRow
+	if err := db.SelectContext(ctx, &rows, `SELECT kind, name, revision, rejected, since FROM holds`); err != nil {
+		return nil, fmt.Errorf("load holds: %w", err)
+	}
+	m := make(map[api.Ref]api.Hold, len(rows))
+	for _, r := range rows {
+		h := api.Hold{Kind: r.Kind, Name: r.Name, Revision: r.Revision, Rejected: r.Rejected, Since: time.Unix(0, r.Since).UTC()}
+		m[h.Ref()] = h
+	}
+	return m, nil
+}
+
+// Holds returns the held objects. The caller must not modify the map.
+func (s *HistoryStore) Holds() map[api.Ref]api.Hold { return s.holds.Get() }
+
+// HoldsChanged returns a channel closed at the next change of the holds.
+func (s *HistoryStore) HoldsChanged() <-chan struct{} { return s.holds.Changed() }
+
+// ReleaseHolds removes the holds on refs (those that exist), with one audit event.
+func (s *HistoryStore) ReleaseHolds(ctx context.Context, meta api.Meta, refs []api.Ref) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	next := maps.Clone(s.holds.Get())
+	var names []string
+	for _, r := range refs {
+		if _, ok := next[r]; ok {
+			delete(next, r)
+			names = append(names, r.Kind+"/"+r.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	tx, end, err := s.w.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
+	for _, r := range refs {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM holds WHERE kind = ? AND name = ?`, r.Kind, r.Name); err != nil {
+			return fmt.Errorf("release hold on %s %q: %w", r.Kind, r.Name, err)
+		}
+	}
+	target := names[0]
+	if len(names) > 1 {
+		target = fmt.Sprintf("%d objects", len(names))
+	}
+	ev := api.AuditEvent{Time: time.Now().UTC(), Actor: meta.Actor, Action: api.AuditHoldRelease, Target: target,
+		Outcome: "success", Detail: meta.Message + " (" + strings.Join(names, ", ") + ")", Remote: meta.Remote}
+	if _, err := insertAudit(ctx, tx, ev); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit hold releases: %w", err)
+	}
+	s.holds.Publish(next)
+	return nil
+}
+
+// holdsOf returns the holds rollback rev makes: one for each object it takes back from
+// content Kubernetes wrote, or makes again after Kubernetes deleted it. A backend whose
+// rollback moves its endpoints alone is not held: endpoints follow the cluster's Pods.
+func holdsOf(head *api.State, changes []pending, rev int64, now time.Time) []api.Hold {
+	var out []api.Hold
+	for _, p := range changes {
+		ref := p.m.Ref()
+		_, owner, exists := head.Lookup(ref)
+		if exists && owner.Kind != api.SourceKubernetes || !exists && p.m.Source().Kind != api.SourceKubernetes {
+			continue
+		}
+		rejected := ""
+		if exists {
+			cur, _ := mutationOf(head, ref)
+			rejected = api.HoldDigest(cur)
+			if !p.m.Delete && api.HoldDigest(p.m) == rejected {
+				continue
+			}
+		}
+		out = append(out, api.Hold{Kind: ref.Kind, Name: ref.Name, Revision: rev, Rejected: rejected, Since: now})
+	}
+	return out
+}
+
+// insertHolds records the holds of a rollback in its transaction, over any older ones.
+func insertHolds(ctx context.Context, tx *sqlx.Tx, holds []api.Hold) error {
+	for _, h := range holds {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO holds (kind, name, revision, rejected, since) VALUES (?, ?, ?, ?, ?)`,
+			h.Kind, h.Name, h.Revision, h.Rejected, h.Since.UnixNano()); err != nil {
+			return fmt.Errorf("hold %s %q: %w", h.Kind, h.Name, err)
+		}
+	}
+	return nil
+}
