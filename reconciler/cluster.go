@@ -61,6 +61,8 @@ type cluster struct {
 	defaultService string
 	// gateway is the view of Gateway API's objects, nil until the cluster serves them.
 	gateway atomic.Pointer[gatewayCluster]
+	// heldServices are the Services of held backends that nothing names (setHeld).
+	heldServices atomic.Pointer[map[string]bool]
 }
 
 // gatewayReferences reports whether a Gateway API object references the key of index.
@@ -129,6 +131,10 @@ func newCluster(client *clients, controller string, d *DefaultBackend, enqueue f
 		}
 		if refs, _ := c.ingIndex.ByIndex(byService, svc); c.ownsAny(refs...) || c.gatewayReferences(byService, svc) {
 			c.changes.endpoints(svc)
+			enqueue()
+		} else if c.isHeldService(svc) {
+			// No Ingress names it, so endpointsOnly does not know it either.
+			c.changes.everything()
 			enqueue()
 		}
 	}

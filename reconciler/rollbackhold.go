@@ -29,7 +29,7 @@ type Holds interface {
 // that a rollback never pins Pods that are gone; and what a held server or backend names
 // is not deleted under it. A hold whose object the cluster now asks for differently is
 // returned in release, and its mutation written.
-func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[api.Ref]api.Hold) (out []api.Mutation, release []api.Ref, held map[api.Ref]api.Hold) {
+func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[api.Ref]api.Hold, follow func(name string) ([]api.Endpoint, bool)) (out []api.Mutation, release []api.Ref, held map[api.Ref]api.Hold) {
 	if len(holds) == 0 {
 		return muts, nil, nil
 	}
@@ -42,17 +42,31 @@ func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[ap
 			release = append(release, ref)
 		}
 	}
+	// A held backend takes the endpoints of what the cluster asks for, or, when nothing
+	// names it any more, of its Service.
+	endpoints := func(ref api.Ref) {
+		cur := head.Backends[ref.Name]
+		want, ok := desired(t, ref)
+		eps := []api.Endpoint(nil)
+		if ok {
+			eps = want.Backend.Endpoints
+		} else if eps, ok = follow(ref.Name); !ok {
+			return
+		}
+		if cur != nil && !slices.Equal(cur.Endpoints, eps) {
+			b := *cur
+			b.Version, b.Endpoints = 0, eps
+			out = append(out, api.Mutation{Kind: api.KindBackend, Name: ref.Name, Backend: &b})
+		}
+	}
 	for _, m := range muts {
-		ref := m.Ref()
-		switch {
-		case held[ref].Revision == 0:
+		if held[m.Ref()].Revision == 0 {
 			out = append(out, m)
-		case ref.Kind == api.KindBackend && !m.Delete:
-			if cur := head.Backends[ref.Name]; cur != nil && !slices.Equal(cur.Endpoints, m.Backend.Endpoints) {
-				b := *cur
-				b.Version, b.Endpoints = 0, m.Backend.Endpoints
-				out = append(out, api.Mutation{Kind: api.KindBackend, Name: ref.Name, Backend: &b})
-			}
+		}
+	}
+	for _, ref := range slices.SortedFunc(maps.Keys(held), compareRefs) {
+		if ref.Kind == api.KindBackend {
+			endpoints(ref)
 		}
 	}
 	out = keepReferenced(head, out)

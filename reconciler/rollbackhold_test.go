@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler"
@@ -35,16 +36,21 @@ func TestRollbackHoldsAgainstTheCluster(t *testing.T) {
 		return ""
 	}
 	ingresses := f.c.Client.NetworkingV1().Ingresses(f.ns)
+	// edit retries on a conflict: the reconciler writes the Ingress's status meanwhile.
 	edit := func(name string, change func(*kubetest.Path) map[string]string) {
 		t.Helper()
-		ing, err := ingresses.Get(ctx, name, metav1.GetOptions{})
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			ing, err := ingresses.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			p := kubetest.Path{Host: ing.Spec.Rules[0].Host, Path: "/", Service: ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name, Port: 80}
+			ing.Annotations = change(&p)
+			ing.Spec = kubetest.Ingress(f.ns, name, f.class, p).Spec
+			_, err = ingresses.Update(ctx, ing, metav1.UpdateOptions{})
+			return err
+		})
 		if err != nil {
-			t.Fatalf("get %s: %v", name, err)
-		}
-		p := kubetest.Path{Host: ing.Spec.Rules[0].Host, Path: "/", Service: ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name, Port: 80}
-		ing.Annotations = change(&p)
-		ing.Spec = kubetest.Ingress(f.ns, name, f.class, p).Spec
-		if _, err := ingresses.Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
 			t.Fatalf("update %s: %v", name, err)
 		}
 	}
@@ -79,6 +85,26 @@ func TestRollbackHoldsAgainstTheCluster(t *testing.T) {
 		t.Logf("RolledBack: %s", e.Message)
 	}
 
+	// Backend a, which no Ingress names now, follows its Service's Pods all the same.
+	scale := func(svc string, addrs ...string) {
+		t.Helper()
+		slice, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Get(ctx, svc+"-1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get slice: %v", err)
+		}
+		slice.Endpoints = kubetest.EndpointSlice(f.ns, svc, svc+"-1", 8080, kubetest.Ready(addrs...)...).Endpoints
+		if _, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Update(ctx, slice, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("update slice: %v", err)
+		}
+	}
+	scale("a", "10.4.0.2", "10.4.0.3")
+	waitFor(t, 5*time.Second, "backend a's new endpoints", func() bool {
+		return endpoints(f.store.Head().Backends[backend("a")]) == "10.4.0.2:8080,10.4.0.3:8080"
+	})
+	if got, want := routesTo(shop), backend("a"); got != want {
+		t.Fatalf("after a's Pods moved, shop routes to %q, want %q", got, want)
+	}
+
 	// A backend's settings rolled back: held, while its endpoints follow the Pods.
 	f.c.Create(t, kubetest.Ingress(f.ns, "cart", f.class, kubetest.Path{Host: cart, Path: "/", Service: "c", Port: 80}))
 	waitFor(t, 5*time.Second, "cart routed to c", func() bool { return routesTo(cart) == backend("c") })
@@ -91,14 +117,7 @@ func TestRollbackHoldsAgainstTheCluster(t *testing.T) {
 		return b != nil && b.LoadBalance == api.EWMA
 	})
 	rollback(good)
-	slice, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Get(ctx, "c-1", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("get slice: %v", err)
-	}
-	slice.Endpoints = kubetest.EndpointSlice(f.ns, "c", "c-1", 8080, kubetest.Ready("10.3.0.2", "10.3.0.3")...).Endpoints
-	if _, err := f.c.Client.DiscoveryV1().EndpointSlices(f.ns).Update(ctx, slice, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("update slice: %v", err)
-	}
+	scale("c", "10.3.0.2", "10.3.0.3")
 	waitFor(t, 5*time.Second, "backend c's new endpoints", func() bool {
 		return endpoints(f.store.Head().Backends[backend("c")]) == "10.3.0.2:8080,10.3.0.3:8080"
 	})

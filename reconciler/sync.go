@@ -183,7 +183,9 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep 
 		}
 		muts = mutations(t, head)
 	}
-	muts, release, held := holdBack(t, head, muts, r.store.Holds())
+	holds := r.store.Holds()
+	c.setHeld(head, holds)
+	muts, release, held := holdBack(t, head, muts, holds, c.serviceEndpoints(head))
 	if len(release) > 0 {
 		meta := api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: holdMessage(release)}
 		if err := r.store.ReleaseHolds(ctx, meta, release); err != nil {

@@ -1,0 +1,46 @@
+package api
+
+import "testing"
+
+// TestHoldDigest: what a hold compares leaves out versions, a backend's endpoints and the
+// difference between an empty list and none, and keeps everything else, secrets included.
+func TestHoldDigest(t *testing.T) {
+	srv := func(edit func(*Server)) string {
+		s := &Server{Name: "shop", Hostnames: []string{"shop.example.com"}, Locations: []Location{{Path: "/", Backend: "a"}}}
+		edit(s)
+		return HoldDigest(Mutation{Kind: KindServer, Name: "shop", Server: s})
+	}
+	base := srv(func(*Server) {})
+	if base == "" {
+		t.Fatal("a server digests to nothing")
+	}
+	if got := srv(func(s *Server) { s.Version = 9 }); got != base {
+		t.Error("the version changes the digest")
+	}
+	if got := srv(func(s *Server) { s.Locations[0].SetHeaders = []Header{} }); got != base {
+		t.Error("an empty list digests unlike a missing one")
+	}
+	if got := srv(func(s *Server) { s.Locations[0].Backend = "b" }); got == base {
+		t.Error("another backend digests alike")
+	}
+	be := func(port int, lb string) string {
+		b := &Backend{Name: "a", LoadBalance: lb, Endpoints: []Endpoint{{Address: "10.0.0.1", Port: port}}}
+		return HoldDigest(Mutation{Kind: KindBackend, Name: "a", Backend: b})
+	}
+	if be(80, RoundRobin) != be(81, RoundRobin) {
+		t.Error("a backend's endpoints change its digest")
+	}
+	if be(80, RoundRobin) == be(80, EWMA) {
+		t.Error("a backend's balancing does not change its digest")
+	}
+	cert := func(key string) string {
+		c := &Certificate{Name: "c", Cert: "CERT", Key: key}
+		return HoldDigest(Mutation{Kind: KindCertificate, Name: "c", Certificate: c})
+	}
+	if cert("k1") == cert("k2") {
+		t.Error("a certificate's key does not change its digest")
+	}
+	if got := HoldDigest(Mutation{Kind: KindServer, Name: "shop", Delete: true}); got != "" {
+		t.Errorf("a delete digests to %q, want \"\"", got)
+	}
+}

@@ -1,0 +1,78 @@
+package reconciler
+
+import (
+	"testing"
+
+	"github.com/restyplane/restyplane/api"
+)
+
+func k8sBackend(name string) *api.Backend {
+	return &api.Backend{Name: name, LoadBalance: api.RoundRobin, Endpoints: []api.Endpoint{{Address: "10.0.0.1", Port: 80, Weight: 1}},
+		Source: api.Source{Kind: api.SourceKubernetes, Namespace: "ns", Name: name}}
+}
+
+func k8sServer(name, host, backend string) *api.Server {
+	return &api.Server{Name: name, Hostnames: []string{host}, Locations: []api.Location{{Path: "/", Match: api.MatchPrefix, Backend: backend}},
+		Source: api.Source{Kind: api.SourceKubernetes, Namespace: "ns", Name: "ing"}}
+}
+
+func noFollow(string) ([]api.Endpoint, bool) { return nil, false }
+
+// TestHoldBackKeepsWhatHeldServersName: a backend that a held server names is not deleted
+// under it, though no Ingress names it any more and it is not held itself.
+func TestHoldBackKeepsWhatHeldServersName(t *testing.T) {
+	head := api.NewState()
+	head.Backends["x"] = k8sBackend("x")
+	head.Servers["s"] = k8sServer("s", "s.example.com", "x")
+	// What the cluster asks for: s routes to y, and x is gone.
+	tr := &Translation{Backends: map[string]*api.Backend{"y": k8sBackend("y")}, Servers: map[string]*api.Server{"s": k8sServer("s", "s.example.com", "y")}}
+	sRef := api.Ref{Kind: api.KindServer, Name: "s"}
+	holds := map[api.Ref]api.Hold{sRef: {Kind: api.KindServer, Name: "s", Revision: 3,
+		Rejected: api.HoldDigest(api.Mutation{Kind: api.KindServer, Name: "s", Server: tr.Servers["s"]})}}
+	muts := mutations(tr, head)
+	out, release, held := holdBack(tr, head, muts, holds, noFollow)
+	if len(release) != 0 || held[sRef].Revision != 3 {
+		t.Fatalf("release %v, held %v: want s held", release, held)
+	}
+	for _, m := range out {
+		if m.Ref() == sRef || m.Kind == api.KindBackend && m.Name == "x" {
+			t.Errorf("held back %v is written: %+v", m.Ref(), m)
+		}
+	}
+	if err := candidate(head, out).CheckAll(); err != nil {
+		t.Fatalf("the write holding s back does not check: %v", err)
+	}
+}
+
+// TestHoldBackCreatesWhatANewServerNames: a backend whose creation a rollback held back
+// is created after all, and its hold released, when another server now names it.
+func TestHoldBackCreatesWhatANewServerNames(t *testing.T) {
+	head := api.NewState()
+	tr := &Translation{Backends: map[string]*api.Backend{"y": k8sBackend("y")}, Servers: map[string]*api.Server{"t": k8sServer("t", "t.example.com", "y")}}
+	yRef := api.Ref{Kind: api.KindBackend, Name: "y"}
+	holds := map[api.Ref]api.Hold{yRef: {Kind: api.KindBackend, Name: "y", Revision: 3,
+		Rejected: api.HoldDigest(api.Mutation{Kind: api.KindBackend, Name: "y", Backend: tr.Backends["y"]})}}
+	out, release, _ := holdBack(tr, head, mutations(tr, head), holds, noFollow)
+	if len(release) != 1 || release[0] != yRef {
+		t.Fatalf("release = %v, want y", release)
+	}
+	if err := candidate(head, out).CheckAll(); err != nil {
+		t.Fatalf("the write does not check: %v", err)
+	}
+}
+
+// TestHoldBackReleasesOnAnotherAsk: a hold whose object the cluster now asks for
+// differently is released, and what the cluster asks for is written.
+func TestHoldBackReleasesOnAnotherAsk(t *testing.T) {
+	head := api.NewState()
+	head.Backends["x"] = k8sBackend("x")
+	head.Servers["s"] = k8sServer("s", "s.example.com", "x")
+	tr := &Translation{Backends: map[string]*api.Backend{"x": k8sBackend("x")}, Servers: map[string]*api.Server{"s": k8sServer("s", "s.example.com", "x")}}
+	tr.Servers["s"].Locations[0].Path = "/v2"
+	sRef := api.Ref{Kind: api.KindServer, Name: "s"}
+	holds := map[api.Ref]api.Hold{sRef: {Kind: api.KindServer, Name: "s", Revision: 3, Rejected: "something else"}}
+	out, release, held := holdBack(tr, head, mutations(tr, head), holds, noFollow)
+	if len(release) != 1 || len(held) != 0 || len(out) != 1 || out[0].Ref() != sRef {
+		t.Fatalf("out %v, release %v, held %v: want s written and released", out, release, held)
+	}
+}
