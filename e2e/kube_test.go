@@ -28,6 +28,7 @@ func TestKubernetes(t *testing.T) {
 	t.Run("BadIngressesWarnOthersServe", func(t *testing.T) { testBadIngresses(t, k) })
 	t.Run("RESTEditOfKubernetesBackendIs409", func(t *testing.T) { testRESTEditConflict(t, k) })
 	t.Run("CanaryWeightMovesArePushed", func(t *testing.T) { testCanaryWeightPushed(t, k) })
+	t.Run("AutomaticRollbackHoldsAgainstNextSync", func(t *testing.T) { testAutomaticRollbackHolds(t, k) })
 }
 
 // testIngressServed: a Service, its EndpointSlice and an Ingress of restyplane's class
