@@ -170,6 +170,7 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Get("/revisions", s.handle(s.listRevisions))
 			r.Get("/revisions/{id}", s.handle(s.getRevision))
 			r.Get("/revisions/{id}/diff", s.handle(s.diffRevision))
+			r.Get("/holds", s.handle(s.listHolds))
 			r.Get("/status", s.handle(s.status))
 			r.Get("/applies", s.handle(s.listApplies))
 			r.Get("/events", s.handle(s.events))
@@ -209,6 +210,7 @@ func (s *Server) routes(opts Options) chi.Router {
 			r.Delete("/certificates/{name}", s.handle(s.deleteCertificate))
 			r.Put("/config", s.handle(s.putConfig))
 			r.Post("/revisions/{id}/rollback", s.handle(s.rollback))
+			r.Delete("/holds/{kind}/{name}", s.handle(s.releaseHold))
 			r.Get("/audit", s.handle(s.listAudit))
 			// Policies: htpasswd objects.
 			r.Post("/htpasswds", s.handle(s.createHtpasswd))

@@ -25,6 +25,11 @@ type History interface {
 	Revisions(ctx context.Context, before int64, limit int) ([]api.Revision, error)
 	Revision(ctx context.Context, id int64) (*api.Revision, error)
 	RevisionCount(ctx context.Context) (int64, error)
+
+	// Holds are the objects rollbacks took back from what Kubernetes wrote (api.Hold);
+	// the caller must not modify the map. ReleaseHolds ends those on refs, audited.
+	Holds() map[api.Ref]api.Hold
+	ReleaseHolds(ctx context.Context, meta api.Meta, refs []api.Ref) error
 }
 
 // Tokens is the API's tokens and the instances' credentials.

@@ -1,10 +1,12 @@
 // history.js shows the revision timeline (who, from where, why, when, and how each apply
-// went) and one revision with its changes and its diff to the previous revision.
+// went), the objects rollbacks hold back from Kubernetes, and one revision with its
+// changes and its diff to the previous revision.
 import { h, route, replace } from '../dom.js';
 import { badge, agoEl, timeEl, humanize, plural, ms } from '../format.js';
 import { pageHeader, panel, dl, emptyState, button, linkButton, table } from './common.js';
 import { diffView } from '../diff.js';
 import { rollback } from './rollback.js';
+import { holdsPanel } from './holds.js';
 import { field, input } from '../form.js';
 import { live as follow } from '../events.js';
 
@@ -57,10 +59,12 @@ export function compareForm(ctx, from, to) {
 export async function renderHistory(ctx) {
   ctx.setTitle('History');
   const { api, signal } = ctx;
+  const holds = holdsPanel(ctx);
   const [revs, ap, status] = await Promise.all([
     api.get('/revisions', { limit: PAGE }, signal),
     api.get('/applies', { limit: 200 }, signal).catch(() => ({ items: [] })),
     api.get('/status', undefined, signal).catch(() => ({ applied: 0 })),
+    holds.refresh(),
   ]);
   const applies = applyIndex(ap.items);
   const head = revs.head || 0;
@@ -85,6 +89,9 @@ export async function renderHistory(ctx) {
   // the stream fails); the pages already shown stay as they are.
   let shown = head;
   const newer = async () => {
+    // A rollback makes holds, and the reconciler ends one as it writes what the cluster
+    // asks for now: both come with a new revision.
+    await holds.refresh();
     const page = await api.get('/revisions', { limit: PAGE }, signal);
     const fresh = (page.items || []).filter((r) => r.id > shown);
     if (!fresh.length) return;
@@ -97,6 +104,7 @@ export async function renderHistory(ctx) {
   const root = h('div', { testid: 'history', dataset: { head } },
     pageHeader('History', { subtitle: `Every change is a revision; head is #${head}. Nothing is ever rewritten: a rollback is a new revision.` }),
     panel('Compare two revisions', compareForm(ctx, Math.max(0, head - 1), head), { testid: 'compare-panel' }),
+    holds.el,
     head ? panel('Revisions', [list, more], { testid: 'history-panel' })
       : emptyState('No revisions yet. Every change through the API, the UI or Kubernetes appears here.', null, 'history-empty'));
   follow(api, signal, INTERVAL, newer, (mode) => { root.dataset.live = mode; });
