@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	networkingv1 "k8s.io/api/networking/v1"
-
 	"github.com/restyplane/restyplane/api"
 )
 
@@ -33,40 +31,15 @@ func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[ap
 	if len(holds) == 0 {
 		return muts, nil, nil
 	}
-	held = map[api.Ref]api.Hold{}
-	for _, ref := range slices.SortedFunc(maps.Keys(holds), compareRefs) {
-		want, ok := desired(t, ref)
-		if d := api.HoldDigest(want); !ok && holds[ref].Rejected == "" || ok && d == holds[ref].Rejected {
-			held[ref] = holds[ref]
-		} else {
-			release = append(release, ref)
-		}
-	}
-	// A held backend takes the endpoints of what the cluster asks for, or, when nothing
-	// names it any more, of its Service.
-	endpoints := func(ref api.Ref) {
-		cur := head.Backends[ref.Name]
-		want, ok := desired(t, ref)
-		eps := []api.Endpoint(nil)
-		if ok {
-			eps = want.Backend.Endpoints
-		} else if eps, ok = follow(ref.Name); !ok {
-			return
-		}
-		if cur != nil && !slices.Equal(cur.Endpoints, eps) {
-			b := *cur
-			b.Version, b.Endpoints = 0, eps
-			out = append(out, api.Mutation{Kind: api.KindBackend, Name: ref.Name, Backend: &b})
-		}
-	}
+	held, release = sortHolds(t, holds)
 	for _, m := range muts {
-		if held[m.Ref()].Revision == 0 {
+		if _, ok := held[m.Ref()]; !ok {
 			out = append(out, m)
 		}
 	}
 	for _, ref := range slices.SortedFunc(maps.Keys(held), compareRefs) {
-		if ref.Kind == api.KindBackend {
-			endpoints(ref)
+		if m, ok := followEndpoints(t, head, ref, follow); ok {
+			out = append(out, m)
 		}
 	}
 	out = keepReferenced(head, out)
@@ -83,6 +56,43 @@ func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[ap
 		}
 	}
 	return out, release, held
+}
+
+// sortHolds splits holds into those that still hold (the cluster asks for what the
+// rollback undid) and those to release (it asks for something else).
+func sortHolds(t *Translation, holds map[api.Ref]api.Hold) (held map[api.Ref]api.Hold, release []api.Ref) {
+	held = map[api.Ref]api.Hold{}
+	for _, ref := range slices.SortedFunc(maps.Keys(holds), compareRefs) {
+		want, ok := desired(t, ref)
+		if d := api.HoldDigest(want); !ok && holds[ref].Rejected == "" || ok && d == holds[ref].Rejected {
+			held[ref] = holds[ref]
+		} else {
+			release = append(release, ref)
+		}
+	}
+	return held, release
+}
+
+// followEndpoints returns the write that gives held backend ref the endpoints of what the
+// cluster asks for or, when nothing names it any more, of its Service (follow), keeping
+// the rest as the rollback left it; false when its endpoints are those already.
+func followEndpoints(t *Translation, head *api.State, ref api.Ref, follow func(string) ([]api.Endpoint, bool)) (api.Mutation, bool) {
+	cur := head.Backends[ref.Name]
+	if ref.Kind != api.KindBackend || cur == nil {
+		return api.Mutation{}, false
+	}
+	var eps []api.Endpoint
+	if want, ok := desired(t, ref); ok {
+		eps = want.Backend.Endpoints
+	} else if eps, ok = follow(ref.Name); !ok {
+		return api.Mutation{}, false
+	}
+	if slices.Equal(cur.Endpoints, eps) {
+		return api.Mutation{}, false
+	}
+	b := *cur
+	b.Version, b.Endpoints = 0, eps
+	return api.Mutation{Kind: api.KindBackend, Name: ref.Name, Backend: &b}, true
 }
 
 // keepReferenced drops the deletes of objects that what stays still names (a held server,
@@ -149,65 +159,6 @@ func compareRefs(a, b api.Ref) int {
 		return c
 	}
 	return strings.Compare(a.Name, b.Name)
-}
-
-// heldReports returns reports with a RolledBack Warning on each Ingress whose server or
-// backend is held, copying those it changes: reports belong to the cached translation.
-func heldReports(reports map[string]*Report, held map[api.Ref]api.Hold) map[string]*Report {
-	if len(held) == 0 {
-		return reports
-	}
-	out := make(map[string]*Report, len(reports))
-	for key, rep := range reports {
-		out[key] = rep
-		if rep.Ingress == nil || !rep.Ours {
-			continue
-		}
-		var names []string
-		rev := int64(0)
-		for _, ref := range ingressRefs(rep.Ingress) {
-			if h, ok := held[ref]; ok {
-				names = append(names, ref.Kind+" "+ref.Name)
-				rev = max(rev, h.Revision)
-			}
-		}
-		if len(names) == 0 {
-			continue
-		}
-		c := *rep
-		c.Problems = slices.Clone(rep.Problems)
-		c.warn(ReasonRolledBack, "revision %d, a rollback, took %s back from what this Ingress asks for: they stay as the rollback left them until the Ingress asks for something else (or an editor releases them: DELETE /api/v1/holds/{kind}/{name})",
-			rev, strings.Join(names, ", "))
-		out[key] = &c
-	}
-	return out
-}
-
-// ingressRefs returns the servers of an Ingress's hosts and the backends it names.
-func ingressRefs(ing *networkingv1.Ingress) []api.Ref {
-	var refs []api.Ref
-	backend := func(b *networkingv1.IngressBackend) {
-		if b != nil && b.Service != nil {
-			refs = append(refs, api.Ref{Kind: api.KindBackend, Name: backendName(ing.Namespace, b.Service.Name, portKey(b.Service.Port))})
-		}
-	}
-	backend(ing.Spec.DefaultBackend)
-	if ing.Spec.DefaultBackend != nil {
-		refs = append(refs, api.Ref{Kind: api.KindServer, Name: catchAllName})
-	}
-	for _, r := range ing.Spec.Rules {
-		host := r.Host
-		if host == "" {
-			host = api.CatchAllHostname
-		}
-		refs = append(refs, api.Ref{Kind: api.KindServer, Name: serverName(host)})
-		if r.HTTP != nil {
-			for i := range r.HTTP.Paths {
-				backend(&r.HTTP.Paths[i].Backend)
-			}
-		}
-	}
-	return refs
 }
 
 // holdMessage is the reason the reconciler gives for the holds it releases.
