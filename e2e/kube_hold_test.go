@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -94,8 +93,9 @@ func testAutomaticRollbackHolds(t *testing.T, k *kube) {
 	// The team fixes its Ingress: the new edit is served.
 	routeTo("next")
 	ki.servedBy(host, "b", time.Now(), 5*time.Second)
-	var holds []map[string]any
-	if code := ki.call("GET", "/api/v1/holds", nil, &holds); code == 200 && len(holds) != 0 {
-		t.Errorf("holds after the Ingress's fix: %v, want none", fmt.Sprint(holds))
+	ki.waitSynced()
+	var holds struct{ Items []map[string]any }
+	if code := ki.call("GET", "/api/v1/holds", nil, &holds); code != 200 || len(holds.Items) != 0 {
+		t.Errorf("GET /api/v1/holds after the Ingress's fix: %d %v, want none", code, holds.Items)
 	}
 }
