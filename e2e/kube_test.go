@@ -29,6 +29,7 @@ func TestKubernetes(t *testing.T) {
 	t.Run("RESTEditOfKubernetesBackendIs409", func(t *testing.T) { testRESTEditConflict(t, k) })
 	t.Run("CanaryWeightMovesArePushed", func(t *testing.T) { testCanaryWeightPushed(t, k) })
 	t.Run("AutomaticRollbackHoldsAgainstNextSync", func(t *testing.T) { testAutomaticRollbackHolds(t, k) })
+	t.Run("FailingPodsAreNotRolledBack", func(t *testing.T) { testFailingPodsAreNotRolledBack(t, k) })
 }
 
 // testIngressServed: a Service, its EndpointSlice and an Ingress of restyplane's class

@@ -121,6 +121,11 @@ func (w *Watcher) headMoved(head *api.State, now time.Time) {
 	}
 	window, _ := time.ParseDuration(head.Settings.RollbackWindow)
 	affected := api.AffectedBackends(running, head)
+	if len(affected) > 0 && api.OnlyPodsMoved(running, head) {
+		// A rollout's new Pods: rolling back would pin the ones it replaced.
+		w.log.Info("not watched: only the endpoints of Kubernetes Services moved, which follow the cluster", "revision", head.Revision)
+		affected = nil
+	}
 	if head.Revision == w.noWatch || head.Kept == head.Revision || head.Settings.RollbackErrorRatio == 0 ||
 		window == 0 || len(affected) == 0 {
 		w.lastGood = head.Revision

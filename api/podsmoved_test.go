@@ -1,0 +1,41 @@
+package api
+
+import "testing"
+
+// TestOnlyPodsMoved: a revision that moves only the endpoints of Kubernetes-owned backends
+// is a rollout's; anything else in it, or the REST API's backends, is not.
+func TestOnlyPodsMoved(t *testing.T) {
+	base := func() *State {
+		s := NewState()
+		s.Backends["k"] = &Backend{Name: "k", Version: 1, Endpoints: []Endpoint{{Address: "10.0.0.1", Port: 80}}, Source: Source{Kind: SourceKubernetes}}
+		s.Backends["r"] = &Backend{Name: "r", Version: 1, Endpoints: []Endpoint{{Address: "10.0.0.9", Port: 80}}, Source: Source{Kind: SourceAPI}}
+		s.Servers["s"] = &Server{Name: "s", Version: 1, Source: Source{Kind: SourceKubernetes}}
+		return s
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*State)
+		want bool
+	}{
+		{"nothing", func(*State) {}, false},
+		{"a Kubernetes backend's endpoints", func(s *State) { moveTo(s, "k", "10.0.0.2") }, true},
+		{"a REST backend's endpoints", func(s *State) { moveTo(s, "r", "10.0.0.2") }, false},
+		{"endpoints and balancing", func(s *State) { moveTo(s, "k", "10.0.0.2"); s.Backends["k"].LoadBalance = EWMA }, false},
+		{"endpoints and a server", func(s *State) { moveTo(s, "k", "10.0.0.2"); s.Servers["s"] = &Server{Name: "s", Version: 2} }, false},
+		{"a backend added", func(s *State) { s.Backends["n"] = &Backend{Name: "n", Version: 2, Source: Source{Kind: SourceKubernetes}} }, false},
+		{"a backend deleted", func(s *State) { delete(s.Backends, "r") }, false},
+	} {
+		head := base()
+		c.edit(head)
+		if got := OnlyPodsMoved(base(), head); got != c.want {
+			t.Errorf("%s: OnlyPodsMoved = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// moveTo gives backend name of s one endpoint at addr, as a new version.
+func moveTo(s *State, name, addr string) {
+	b := *s.Backends[name]
+	b.Version, b.Endpoints = 2, []Endpoint{{Address: addr, Port: 80}}
+	s.Backends[name] = &b
+}
