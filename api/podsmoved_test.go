@@ -22,7 +22,9 @@ func TestOnlyPodsMoved(t *testing.T) {
 		{"a REST backend's endpoints", func(s *State) { moveTo(s, "r", "10.0.0.2") }, false},
 		{"endpoints and balancing", func(s *State) { moveTo(s, "k", "10.0.0.2"); s.Backends["k"].LoadBalance = EWMA }, false},
 		{"endpoints and a server", func(s *State) { moveTo(s, "k", "10.0.0.2"); s.Servers["s"] = &Server{Name: "s", Version: 2} }, false},
-		{"a backend added", func(s *State) { s.Backends["n"] = &Backend{Name: "n", Version: 2, Source: Source{Kind: SourceKubernetes}} }, false},
+		{"a backend added", func(s *State) {
+			s.Backends["n"] = &Backend{Name: "n", Version: 2, Source: Source{Kind: SourceKubernetes}}
+		}, false},
 		{"a backend deleted", func(s *State) { delete(s.Backends, "r") }, false},
 	} {
 		head := base()
