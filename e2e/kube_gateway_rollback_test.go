@@ -14,7 +14,9 @@ import (
 )
 
 // testRouteRollback: a route's change is one revision whose message names the route and
-// its generation; rolling the history back to the revision before it moves traffic back.
+// its generation; rolling the history back to the revision before it moves traffic back,
+// and the Gateway, though the proxy serves the rollback, is not Programmed while the
+// rollback holds what its route asks for.
 func testRouteRollback(t *testing.T, k *kube) {
 	ki := k.serveGateway(t)
 	a, b := k.ns.upstream(t, "a"), k.ns.upstream(t, "b")
@@ -47,4 +49,9 @@ func testRouteRollback(t *testing.T, k *kube) {
 
 	ki.must("POST", fmt.Sprintf("/api/v1/revisions/%d/rollback", before), map[string]any{"message": "e2e: back to a"})
 	ki.servedBy(host, "a", time.Now(), 30*time.Second)
+	ki.waitUntil("the Gateway not Programmed while the rollback holds its route", 20*time.Second, func() (bool, string) {
+		gw := ki.gateway("gw")
+		ok, last := hasCondition(gw.Status.Conditions, string(gatewayv1.GatewayConditionProgrammed), "False", "Invalid", gw.Generation)
+		return ok && strings.Contains(last, "a rollback") && strings.Contains(last, "DELETE /api/v1/holds/"), last
+	})
 }

@@ -18,7 +18,9 @@ type routeEntry struct {
 	address string
 	// tls is the HTTPS listener the server presents the certificate of, or nil.
 	tls *listenerState
-	// namespace is the Gateway's, whose hostname claims the route's hosts go under.
+	// gw is the Gateway the route reaches the server through, and namespace its
+	// namespace, whose hostname claims the route's hosts go under.
+	gw        *gatewayState
 	namespace string
 	loc       api.Location
 }
@@ -42,7 +44,7 @@ func (rp *routePlan) entries() []routeEntry {
 				if l.isolatedFrom(h) {
 					continue
 				}
-				e := routeEntry{host: h, namespace: ps.gw.obj.Namespace, address: ps.gw.address.listen}
+				e := routeEntry{host: h, gw: ps.gw, namespace: ps.gw.obj.Namespace, address: ps.gw.address.listen}
 				if l.https {
 					e.tls = l
 				} else {

@@ -97,9 +97,12 @@ func (m *merge) claimEntry(rp *routePlan, e routeEntry) {
 	if c, ok := m.claims[k]; ok {
 		if c.route != rp {
 			rp.warn(ReasonConflict, "%s is not applied: %s routes it with the same conditions, and the oldest wins", what, claimOwner(c))
-		} else if e.tls != nil && hb.gwTLS == nil {
+			return
+		}
+		if e.tls != nil && hb.gwTLS == nil {
 			hb.gwTLS, hb.gwTLSBy = e.tls, rp // its location through an HTTP listener, now through an HTTPS one too
 		}
+		madeBy(e, rp) // the same location through another listener, maybe another Gateway's
 		return
 	}
 	c := &claim{route: rp, loc: e.loc}
@@ -122,6 +125,7 @@ func (m *merge) claimEntry(rp *routePlan, e routeEntry) {
 			}
 		}
 	}
+	madeBy(e, rp)
 	rp.applied = true
 }
 
@@ -177,6 +181,8 @@ func (m *merge) gatewayTLS() {
 		}
 		hb.tls = &api.ServerTLS{Certificate: hb.gwTLS.cert}
 		m.t.Certificates[hb.gwTLS.cert] = hb.gwTLS.certObj
+		hb.gwTLS.gw.made.add(api.KindServer, hb.name(key))
+		hb.gwTLS.gw.made.add(api.KindCertificate, hb.gwTLS.cert)
 	}
 }
 

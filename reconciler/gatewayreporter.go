@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -60,11 +61,13 @@ func newGatewayReporter(client *clients, store Store, log *slog.Logger, out *eve
 	return p
 }
 
-// report hands the reporter one sync's report, applied at revision rev.
-func (p *gatewayReporter) report(rep *GatewayReport, rev int64) {
+// report hands the reporter one sync's report, applied at revision rev, with the
+// objects rollbacks hold back (holdBack's held).
+func (p *gatewayReporter) report(rep *GatewayReport, rev int64, held map[api.Ref]api.Hold) {
 	if rep == nil {
 		return
 	}
+	rep = heldGatewayReport(rep, held)
 	p.mu.Lock()
 	p.rep, p.rev = rep, rev
 	configs := make(map[string]gatewayConfig, len(rep.Gateways))
@@ -130,8 +133,15 @@ func (p *gatewayReporter) tell(ctx context.Context, rep *GatewayReport, rev int6
 		at := p.configs[string(g.Gateway.UID)].rev
 		p.mu.Unlock()
 		got := served.of(at)
-		p.setGateway(ctx, g, got)
 		pending = pending || (g.Programmable && !got.served)
+		if g.Held != "" {
+			// The proxy serves the rollback, not what the routes ask for, and will not
+			// until a route changes: Invalid, as Serving.of says of a rolled-back
+			// revision. Pending is the spec's word for a change on its way, which a
+			// hold is not.
+			got = programmed{reason: gatewayv1.GatewayReasonInvalid, msg: g.Held}
+		}
+		p.setGateway(ctx, g, got)
 	}
 	keys := make([]string, 0, len(rep.Routes))
 	for k := range rep.Routes {

@@ -42,6 +42,9 @@ type routePlan struct {
 	refusal string
 	// applied is whether a location of the route is in the desired state.
 	applied bool
+	// made are the objects its applied locations make (madeBy): the servers they are
+	// in, the backends and CA bundles they use.
+	made objectSet
 	// problems are said as Warning Events, notes as Normal ones.
 	problems, notes []Problem
 }

@@ -19,7 +19,8 @@ func (r *GatewayReport) generations() map[string]int64 {
 
 // routeReport builds a route's status per parent and counts its attachments.
 func (gp *gatewayPlan) routeReport(rp *routePlan) *RouteReport {
-	r := &RouteReport{Kind: rp.kind, Route: rp.obj, Meta: rp.meta, Applied: rp.applied, Problems: rp.problems, Notes: rp.notes}
+	r := &RouteReport{Kind: rp.kind, Route: rp.obj, Meta: rp.meta, Applied: rp.applied, Problems: rp.problems, Notes: rp.notes,
+		Objects: rp.made.sorted()}
 	gen := rp.meta.Generation
 	counted := map[*listenerState]bool{}
 	for _, ps := range rp.parents {

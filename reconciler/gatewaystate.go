@@ -15,6 +15,9 @@ type gatewayState struct {
 	refusal, refusalReason string
 	// address is where it is served (assignAddresses).
 	address gatewayAddress
+	// made are the objects it makes: its routes' servers and backends through it, and
+	// its listeners' certificates where they are presented.
+	made objectSet
 }
 
 // gatewayPort is a port at a Gateway's listen address, "" for the proxy's own.

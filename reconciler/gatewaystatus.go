@@ -6,6 +6,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/restyplane/restyplane/api"
 )
 
 // GatewayReport is what a sync tells the Gateway API objects of restyplane's classes: the
@@ -47,6 +49,11 @@ type GatewayStatusReport struct {
 	// Address is the Gateway's status.addresses, "" for none.
 	Address   string
 	Listeners []ListenerReport
+	// Objects are the objects the Gateway makes: its routes' servers and backends
+	// through it, its listeners' certificates. Held, when not "", says which of them
+	// rollbacks hold back (heldGatewayReport): the Gateway is not Programmed then.
+	Objects []api.Ref
+	Held    string
 }
 
 // ListenerReport is one listener's status but for Programmed.
@@ -65,6 +72,8 @@ type RouteReport struct {
 	// Applied is whether a location of the route is in the desired state.
 	Applied         bool
 	Problems, Notes []Problem
+	// Objects are the objects its applied locations make: servers, backends, CA bundles.
+	Objects []api.Ref
 }
 
 // objectKey names the route's object for the reporter's memories: kind, namespace/name
@@ -101,6 +110,7 @@ func (gp *gatewayPlan) report() *GatewayReport {
 	policies := gp.tlsPolicyConfigs()
 	for _, g := range gp.gatewayList {
 		r := g.report()
+		r.Objects = g.made.sorted()
 		r.Config = fmt.Sprint(g.obj.Generation, g.listenerConfig(), attached[g], policies[g])
 		rep.Gateways = append(rep.Gateways, r)
 	}

@@ -299,9 +299,9 @@ func (m *merge) chooseTLS(mains []*plan) {
 func (m *merge) buildServers() {
 	for _, key := range slices.Sorted(maps.Keys(m.hosts)) {
 		hb := m.hosts[key]
-		host, name := key, serverName(key)
+		host, name := key, hb.name(key)
 		if hb.host != "" {
-			host, name = hb.host, gatewayServerName(hb.host, hb.address, hb.port)
+			host = hb.host
 		}
 		src := api.Source{}
 		switch {
@@ -357,6 +357,14 @@ func (m *merge) buildServers() {
 		}
 		m.t.Servers[srv.Name] = srv
 	}
+}
+
+// name is the name of the server of the host keyed key.
+func (hb *hostBuild) name(key string) string {
+	if hb.host != "" {
+		return gatewayServerName(hb.host, hb.address, hb.port)
+	}
+	return serverName(key)
 }
 
 // serverRefused tells the owner of a server that does not validate why it is left out.

@@ -211,7 +211,7 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep 
 	}
 	cache.last = lastSync{t: t, rev: rev}
 	rep.report(heldReports(t.Reports, held), rev)
-	gwRep.report(t.Gateway, rev)
+	gwRep.report(t.Gateway, rev, held)
 	r.setLast(t, rev)
 	return rev, wrote, nil
 }
