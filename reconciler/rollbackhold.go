@@ -43,6 +43,7 @@ func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[ap
 		}
 	}
 	out = keepReferenced(head, out)
+	out, release = dropOrphans(head, out, held, release)
 	// A new object may name one whose creation is held: it is created after all.
 	if cand := candidate(head, out); cand.Check(refsOf(out)) != nil {
 		for ref := range held {
@@ -93,6 +94,28 @@ func followEndpoints(t *Translation, head *api.State, ref api.Ref, follow func(s
 	b := *cur
 	b.Version, b.Endpoints = 0, eps
 	return api.Mutation{Kind: api.KindBackend, Name: ref.Name, Backend: &b}, true
+}
+
+// dropOrphans releases and deletes what a rollback made again (a backend, certificate or
+// bundle that Kubernetes had deleted) once nothing names it: it was held for what a held
+// server named, and that hold has ended. A server made again stays held: it is what the
+// rollback brought back.
+func dropOrphans(head *api.State, out []api.Mutation, held map[api.Ref]api.Hold, release []api.Ref) ([]api.Mutation, []api.Ref) {
+	for _, ref := range slices.SortedFunc(maps.Keys(held), compareRefs) {
+		if held[ref].Rejected != "" || ref.Kind == api.KindServer {
+			continue
+		}
+		if _, _, exists := head.Lookup(ref); !exists {
+			continue
+		}
+		del := api.Mutation{Kind: ref.Kind, Name: ref.Name, Delete: true}
+		if candidate(head, append(slices.Clip(out), del)).Check([]api.Ref{ref}) == nil {
+			out = append(out, del)
+			release = append(release, ref)
+			delete(held, ref)
+		}
+	}
+	return out, release
 }
 
 // keepReferenced drops the deletes of objects that what stays still names (a held server,
