@@ -67,4 +67,3 @@ func ingressRefs(ing *networkingv1.Ingress) []api.Ref {
 	}
 	return refs
 }
-
