@@ -19,7 +19,7 @@ const ReasonRolledBack = "RolledBack"
 type Holds interface {
 	Holds() map[api.Ref]api.Hold
 	HoldsChanged() <-chan struct{}
-	ReleaseHolds(ctx context.Context, meta api.Meta, refs []api.Ref) error
+	ReleaseHolds(ctx context.Context, meta api.Meta, refs []api.Ref) (int, error)
 }
 
 // holdBack takes out of muts what the holds keep: a held object is not written with the

@@ -188,7 +188,7 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep 
 	muts, release, held := holdBack(t, head, muts, holds, c.serviceEndpoints(head))
 	if len(release) > 0 {
 		meta := api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: holdMessage(release)}
-		if err := r.store.ReleaseHolds(ctx, meta, release); err != nil {
+		if _, err := r.store.ReleaseHolds(ctx, meta, release); err != nil {
 			return 0, false, fmt.Errorf("release %d holds: %w", len(release), err)
 		}
 	}

@@ -73,12 +73,13 @@ func (s *Server) releaseHold(w http.ResponseWriter, r *http.Request) error {
 	if msg == "" {
 		msg = "released through the API"
 	}
-	if _, ok := s.history.Holds()[ref]; !ok {
-		return api.Errorf(api.ENotFound, "no hold on %s %q", ref.Kind, ref.Name)
-	}
 	meta := api.Meta{Actor: tokenFrom(r.Context()).Name, Source: api.SourceAPI, Message: msg, Remote: remoteHost(r)}
-	if err := s.history.ReleaseHolds(r.Context(), meta, []api.Ref{ref}); err != nil {
+	n, err := s.history.ReleaseHolds(r.Context(), meta, []api.Ref{ref})
+	if err != nil {
 		return err
+	}
+	if n == 0 {
+		return api.Errorf(api.ENotFound, "no hold on %s %q", ref.Kind, ref.Name)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

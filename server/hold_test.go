@@ -76,6 +76,9 @@ func TestHoldsListedAndReleased(t *testing.T) {
 	if got := holds(); len(got) != 1 || got[0].Kind != api.KindBackend {
 		t.Fatalf("holds after the release = %+v, want the backend's alone", got)
 	}
+	if m := string(e.must(http.StatusOK, req{method: "GET", path: "/metrics"}).body); !strings.Contains(m, "\nrestyplane_holds 1\n") {
+		t.Errorf("/metrics does not say restyplane_holds 1")
+	}
 	var audit server.AuditList
 	e.must(http.StatusOK, req{method: "GET", path: "/api/v1/audit", token: e.editor}).into(t, &audit)
 	found := false

@@ -39,7 +39,11 @@ func newMetrics(reg prometheus.Registerer, st History) (*metrics, error) {
 		Name: "restyplane_head_revision",
 		Help: "The newest revision of the history: the desired state.",
 	}, func() float64 { return float64(st.Head().Revision) })
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.writes, head} {
+	holds := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "restyplane_holds",
+		Help: "Objects that rollbacks hold back from what Kubernetes asks for (GET /api/v1/holds): one held for long is a team's change that waits for an edit or a release.",
+	}, func() float64 { return float64(len(st.Holds())) })
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.writes, head, holds} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics: %w", err)
 		}

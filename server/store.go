@@ -29,7 +29,7 @@ type History interface {
 	// Holds are the objects rollbacks took back from what Kubernetes wrote (api.Hold);
 	// the caller must not modify the map. ReleaseHolds ends those on refs, audited.
 	Holds() map[api.Ref]api.Hold
-	ReleaseHolds(ctx context.Context, meta api.Meta, refs []api.Ref) error
+	ReleaseHolds(ctx context.Context, meta api.Meta, refs []api.Ref) (int, error)
 }
 
 // Tokens is the API's tokens and the instances' credentials.

@@ -45,8 +45,9 @@ func (s *HistoryStore) Holds() map[api.Ref]api.Hold { return s.holds.Get() }
 // HoldsChanged returns a channel closed at the next change of the holds.
 func (s *HistoryStore) HoldsChanged() <-chan struct{} { return s.holds.Changed() }
 
-// ReleaseHolds removes the holds on refs (those that exist), with one audit event.
-func (s *HistoryStore) ReleaseHolds(ctx context.Context, meta api.Meta, refs []api.Ref) error {
+// ReleaseHolds removes the holds on refs (those that exist), with one audit event, and
+// returns how many it removed.
+func (s *HistoryStore) ReleaseHolds(ctx context.Context, meta api.Meta, refs []api.Ref) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	next := maps.Clone(s.holds.Get())
@@ -58,17 +59,17 @@ func (s *HistoryStore) ReleaseHolds(ctx context.Context, meta api.Meta, refs []a
 		}
 	}
 	if len(names) == 0 {
-		return nil
+		return 0, nil
 	}
 	slices.Sort(names)
 	tx, end, err := s.w.begin(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer end()
 	for _, r := range refs {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM holds WHERE kind = ? AND name = ?`, r.Kind, r.Name); err != nil {
-			return fmt.Errorf("release hold on %s %q: %w", r.Kind, r.Name, err)
+			return 0, fmt.Errorf("release hold on %s %q: %w", r.Kind, r.Name, err)
 		}
 	}
 	target := names[0]
@@ -78,13 +79,13 @@ func (s *HistoryStore) ReleaseHolds(ctx context.Context, meta api.Meta, refs []a
 	ev := api.AuditEvent{Time: time.Now().UTC(), Actor: meta.Actor, Action: api.AuditHoldRelease, Target: target,
 		Outcome: "success", Detail: meta.Message + " (" + strings.Join(names, ", ") + ")", Remote: meta.Remote}
 	if _, err := insertAudit(ctx, tx, ev); err != nil {
-		return err
+		return 0, err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit hold releases: %w", err)
+		return 0, fmt.Errorf("commit hold releases: %w", err)
 	}
 	s.holds.Publish(next)
-	return nil
+	return len(names), nil
 }
 
 // holdsOf returns the holds rollback rev makes: one for each object it takes back from
