@@ -30,6 +30,14 @@ func TestHoldDigest(t *testing.T) {
 	if be(80, RoundRobin) != be(81, RoundRobin) {
 		t.Error("a backend's endpoints change its digest")
 	}
+	routeRule := func(weight int) string {
+		b := &Backend{Name: "r", Endpoints: []Endpoint{{Address: "10.0.0.1", Port: 80, Weight: weight}},
+			Source: Source{Kind: SourceKubernetes, Object: ObjectHTTPRoute}}
+		return HoldDigest(Mutation{Kind: KindBackend, Name: "r", Backend: b})
+	}
+	if routeRule(1000) == routeRule(0) {
+		t.Error("the weights of a route rule's own backend do not change its digest")
+	}
 	if be(80, RoundRobin) == be(80, EWMA) {
 		t.Error("a backend's balancing does not change its digest")
 	}

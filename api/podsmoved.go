@@ -3,7 +3,7 @@ package api
 import "reflect"
 
 // OnlyPodsMoved reports whether the only change from running to head is to the endpoints
-// of backends Kubernetes owns: the Pods of their Services moved, as in a rollout. Those
+// of the backends of Kubernetes Services: their Pods moved, as in a rollout. Those
 // endpoints follow the cluster. A rollback of them would point the proxy at Pods that are
 // gone or going, and the cluster's next EndpointSlice change would bring them back, so the
 // automatic rollback leaves such a revision alone.
@@ -25,7 +25,9 @@ func OnlyPodsMoved(running, head *State) bool {
 		if r.Version == b.Version {
 			continue
 		}
-		if r.Source.Kind != SourceKubernetes || b.Source.Kind != SourceKubernetes {
+		// A Gateway API rule's own backend (Source.Object a route kind) weighs its
+		// endpoints by the route's backendRefs: a change of them is the route's.
+		if r.Source.Kind != SourceKubernetes || b.Source.Kind != SourceKubernetes || r.Source.Object != "" || b.Source.Object != "" {
 			return false
 		}
 		x, y := *r, *b

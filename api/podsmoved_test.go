@@ -26,6 +26,10 @@ func TestOnlyPodsMoved(t *testing.T) {
 			s.Backends["n"] = &Backend{Name: "n", Version: 2, Source: Source{Kind: SourceKubernetes}}
 		}, false},
 		{"a backend deleted", func(s *State) { delete(s.Backends, "r") }, false},
+		{"a route's weighted backend's endpoints", func(s *State) {
+			moveTo(s, "k", "10.0.0.2")
+			s.Backends["k"].Source.Object = ObjectHTTPRoute
+		}, false},
 	} {
 		head := base()
 		c.edit(head)

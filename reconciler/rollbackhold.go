@@ -79,7 +79,8 @@ func sortHolds(t *Translation, holds map[api.Ref]api.Hold) (held map[api.Ref]api
 // the rest as the rollback left it; false when its endpoints are those already.
 func followEndpoints(t *Translation, head *api.State, ref api.Ref, follow func(string) ([]api.Endpoint, bool)) (api.Mutation, bool) {
 	cur := head.Backends[ref.Name]
-	if ref.Kind != api.KindBackend || cur == nil {
+	if ref.Kind != api.KindBackend || cur == nil || cur.Source.Object != "" {
+		// A route rule's own backend weighs its endpoints by the route: they are held too.
 		return api.Mutation{}, false
 	}
 	var eps []api.Endpoint

@@ -76,3 +76,24 @@ func TestHoldBackReleasesOnAnotherAsk(t *testing.T) {
 		t.Fatalf("out %v, release %v, held %v: want s written and released", out, release, held)
 	}
 }
+
+// TestHoldBackKeepsARouteRulesWeights: a backend that a Gateway API rule owns weighs its
+// endpoints by the route's backendRefs; held, it keeps the rollback's weights.
+func TestHoldBackKeepsARouteRulesWeights(t *testing.T) {
+	rule := func(w1, w2 int) *api.Backend {
+		b := k8sBackend("rule")
+		b.Source.Object = api.ObjectHTTPRoute
+		b.Endpoints = []api.Endpoint{{Address: "10.0.0.1", Port: 80, Weight: w1}, {Address: "10.0.0.2", Port: 80, Weight: w2}}
+		return b
+	}
+	head := api.NewState()
+	head.Backends["rule"] = rule(1000, 333)
+	tr := &Translation{Backends: map[string]*api.Backend{"rule": rule(1, 1000)}}
+	ref := api.Ref{Kind: api.KindBackend, Name: "rule"}
+	holds := map[api.Ref]api.Hold{ref: {Kind: api.KindBackend, Name: "rule", Revision: 3,
+		Rejected: api.HoldDigest(api.Mutation{Kind: api.KindBackend, Name: "rule", Backend: tr.Backends["rule"]})}}
+	out, release, held := holdBack(tr, head, mutations(tr, head), holds, noFollow)
+	if len(out) != 0 || len(release) != 0 || len(held) != 1 {
+		t.Fatalf("out %+v, release %v, held %v: want the rule's backend held as it is", out, release, held)
+	}
+}
