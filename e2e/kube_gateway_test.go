@@ -28,6 +28,7 @@ func TestGatewayAPI(t *testing.T) {
 	t.Run("WeightMovesArePushedNotReloaded", func(t *testing.T) { testWeightMovesPushed(t, k) })
 	t.Run("AnAddressPerGateway", func(t *testing.T) { testGatewayAddresses(t, k) })
 	t.Run("RedirectToHTTPSBesideTheApplication", func(t *testing.T) { testHTTPToHTTPSRedirect(t, k) })
+	t.Run("ListenerNginxRefusesIsNotProgrammed", func(t *testing.T) { testListenerNotServed(t, k) })
 }
 
 // httpGateway creates a Gateway "gw" of the test's namespace with an HTTP listener "http"

@@ -11,22 +11,27 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler"
 	"github.com/restyplane/restyplane/reconciler/kubetest"
 	"github.com/restyplane/restyplane/store"
 )
 
-// servingStore is the store with the revision the proxy serves, and the revision it
-// failed to apply, set by the test, as restyplane serve's store says what its nginx
-// serves.
+// servingStore is the store with the revision the proxy serves, what it left out of it,
+// and the revision it failed to apply, set by the test, as restyplane serve's store says
+// what its nginx serves.
 type servingStore struct {
 	*store.Store
-	served atomic.Int64
-	failed atomic.Pointer[reconciler.Serving] // Failed, Outcome and Error of the last failure
+	served  atomic.Int64
+	skipped atomic.Pointer[map[api.Ref]string]
+	failed  atomic.Pointer[reconciler.Serving] // Failed, Outcome and Error of the last failure
 }
 
 func (s *servingStore) ServedRevision(context.Context) (reconciler.Serving, error) {
 	out := reconciler.Serving{Revision: s.served.Load()}
+	if sk := s.skipped.Load(); sk != nil {
+		out.Skipped = *sk
+	}
 	if f := s.failed.Load(); f != nil && f.Failed > out.Revision {
 		out.Failed, out.Outcome, out.Error = f.Failed, f.Outcome, f.Error
 	}

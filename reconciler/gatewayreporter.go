@@ -133,6 +133,13 @@ func (p *gatewayReporter) tell(ctx context.Context, rep *GatewayReport, rev int6
 		at := p.configs[string(g.Gateway.UID)].rev
 		p.mu.Unlock()
 		got := served.of(at)
+		if got.served {
+			// Served, unless the revision is served without some of what the Gateway
+			// makes. The apply that serves it may come without a new revision (the
+			// applier's retry), so the reporter keeps looking meanwhile, as for a
+			// revision on its way.
+			got = served.leftOut(g.Objects)
+		}
 		pending = pending || (g.Programmable && !got.served)
 		if g.Held != "" {
 			// The proxy serves the rollback, not what the routes ask for, and will not

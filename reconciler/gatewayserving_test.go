@@ -36,3 +36,32 @@ func TestServingOf(t *testing.T) {
 		}
 	}
 }
+
+// TestServingLeftOut: a Gateway's servers and certificates that the served revision left
+// out make it Invalid, naming a few of them with who left them out and why, those left
+// out for one reason together; its backends do not.
+func TestServingLeftOut(t *testing.T) {
+	srv := func(n string) api.Ref { return api.Ref{Kind: api.KindServer, Name: n} }
+	cert := api.Ref{Kind: api.KindCertificate, Name: "c"}
+	backend := api.Ref{Kind: api.KindBackend, Name: "b"}
+	s := Serving{Revision: 9, Skipped: map[api.Ref]string{srv("a"): "edge-1: [emerg] a", srv("b"): "edge-1: [emerg] b",
+		srv("c"): "edge-1: [emerg] c", srv("d"): "edge-1: [emerg] d and e", srv("e"): "edge-1: [emerg] d and e", cert: "edge-2: dict full", backend: "edge-1: does not resolve"}}
+	for _, tc := range []struct {
+		name    string
+		objects []api.Ref
+		served  bool
+		says    string
+	}{
+		{"none of its own", []api.Ref{srv("x")}, true, ""},
+		{"a backend", []api.Ref{backend, srv("x")}, true, ""},
+		{"a server", []api.Ref{backend, srv("a")}, false, "the proxy serves revision 9 without server a (left out by edge-1: [emerg] a)"},
+		{"a certificate", []api.Ref{cert}, false, "without certificate c (left out by edge-2: dict full)"},
+		{"many", []api.Ref{cert, srv("a"), srv("b"), srv("c")}, false, "server b (left out by edge-1: [emerg] b); and 1 more"},
+		{"for one reason", []api.Ref{srv("d"), srv("e")}, false, "without server d, server e (left out by edge-1: [emerg] d and e)"},
+	} {
+		got := s.leftOut(tc.objects)
+		if got.served != tc.served || (!tc.served && got.reason != gatewayv1.GatewayReasonInvalid) || !strings.Contains(got.msg, tc.says) {
+			t.Errorf("%s: leftOut = %+v, want served %v, a message with %q", tc.name, got, tc.served, tc.says)
+		}
+	}
+}

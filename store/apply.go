@@ -125,3 +125,20 @@ func (s *FleetStore) LastApply(ctx context.Context, outcome string) (*api.ApplyR
 	rec := r.record()
 	return &rec, nil
 }
+
+// LastSuccessOf returns the newest apply of revision on instance that succeeded: while the
+// instance serves that revision, what it says was left out is what the instance serves it
+// without (a retry is recorded whenever what it leaves out changes). ENotFound when none
+// is recorded, or the pruner took it.
+func (s *FleetStore) LastSuccessOf(ctx context.Context, instance string, revision int64) (*api.ApplyRecord, error) {
+	var r applyRow
+	const q = `SELECT ` + applyColumns + ` FROM applies WHERE revision = ? AND instance = ? AND outcome = ? ORDER BY id DESC LIMIT 1`
+	err := s.db.GetContext(ctx, &r, q, revision, instance, api.OutcomeSuccess)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, api.Errorf(api.ENotFound, "no successful apply of revision %d on instance %q", revision, instance)
+	} else if err != nil {
+		return nil, fmt.Errorf("last successful apply of revision %d on %q: %w", revision, instance, err)
+	}
+	rec := r.record()
+	return &rec, nil
+}

@@ -43,12 +43,21 @@ func (s applyingStore) Write(ctx context.Context, meta api.Meta, muts []api.Muta
 }
 
 // ServedRevision is what the managed instance serves, or without one what the agents
-// serve: the newest revision any of them runs, and the newest any failed to apply after
-// it. A Gateway is Programmed once its revision is served, and says so when it failed.
+// serve: the newest revision any of them runs, what those that run it left out of it, and
+// the newest any failed to apply after it. A Gateway is Programmed once its revision is
+// served with nothing of it left out, and says so when it failed.
 func (s applyingStore) ServedRevision(ctx context.Context) (reconciler.Serving, error) {
 	if s.applier != nil {
 		st := s.applier.Status(ctx)
-		return serving(st.Applied, st.LastApply), nil
+		out := serving(st.Applied, st.LastApply)
+		skipped, err := s.servedSkips(ctx, st.Instance, st.Applied, st.LastApply)
+		if err != nil {
+			return reconciler.Serving{}, err
+		}
+		left := leftOut{}
+		left.add(st.Instance, skipped)
+		out.Skipped = left.told()
+		return out, nil
 	}
 	list, err := s.Instances(ctx)
 	if err != nil {
@@ -65,6 +74,20 @@ func (s applyingStore) ServedRevision(ctx context.Context) (reconciler.Serving, 
 	if out.Failed <= out.Revision {
 		out.Failed, out.Outcome, out.Error = 0, "", ""
 	}
+	// An instance still at an older revision says nothing of this one: what it left out
+	// may have changed since.
+	left := leftOut{}
+	for _, in := range list {
+		if in.Applied != out.Revision {
+			continue
+		}
+		skipped, err := s.servedSkips(ctx, in.Name, in.Applied, in.LastApply)
+		if err != nil {
+			return reconciler.Serving{}, err
+		}
+		left.add(in.Name, skipped)
+	}
+	out.Skipped = left.told()
 	return out, nil
 }
 

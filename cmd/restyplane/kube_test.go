@@ -5,6 +5,8 @@ package main
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler"
 )
@@ -35,7 +37,7 @@ func TestServing(t *testing.T) {
 			reconciler.Serving{Revision: 4, Failed: 5, Outcome: api.OutcomeRejected, Error: "nginx: [emerg]"}},
 		{"an older failure", 6, &api.ApplyRecord{Revision: 5, Outcome: api.OutcomeFailed, Error: "dial"}, reconciler.Serving{Revision: 6}},
 	} {
-		if got := serving(tc.applied, tc.last); got != tc.want {
+		if got := serving(tc.applied, tc.last); !cmp.Equal(got, tc.want) {
 			t.Errorf("%s: serving = %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
