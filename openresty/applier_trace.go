@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/openresty/render"
@@ -21,7 +22,10 @@ const maxTraced = 8
 // says that the version that runs was refused too (it may name an object the head
 // deleted), so the server is left out.
 type badServer struct {
-	version    int64
+	version int64
+	// uses is what the refused version presented of the objects nginx reads files of
+	// (usesOf): a fix of one of them in place, the server unchanged, is tried again.
+	uses       string
 	reason     string
 	noFallback bool
 }
@@ -113,7 +117,7 @@ func (a *Applier) markBad(planned *api.State, names []string, err error) bool {
 			}
 			continue
 		}
-		a.bad[n] = badServer{version: s.Version, reason: err.Error()}
+		a.bad[n] = badServer{version: s.Version, uses: usesOf(planned, s), reason: err.Error()}
 		marked = true
 	}
 	return marked
@@ -138,7 +142,7 @@ func (a *Applier) effective(head *api.State) (*api.State, []api.SkippedObject) {
 	for _, n := range sortedBad(a.bad) {
 		b := a.bad[n]
 		s := head.Servers[n]
-		if s == nil || s.Version != b.version {
+		if s == nil || s.Version != b.version || usesOf(head, s) != b.uses {
 			delete(a.bad, n)
 			continue
 		}
@@ -165,4 +169,35 @@ func sortedBad(m map[string]badServer) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// usesOf spells the versions of the objects server s has nginx read files of: its
+// certificate, its client CA bundle, and the CA bundles and client certificates of the
+// backends its locations go to. nginx -t refuses a server for one of those as often as for
+// the server itself (a key that does not match its certificate).
+func usesOf(st *api.State, s *api.Server) string {
+	var b strings.Builder
+	cert := func(name string) {
+		if c := st.Certificates[name]; c != nil {
+			fmt.Fprintf(&b, "certificate %s@%d ", name, c.Version)
+		}
+	}
+	ca := func(name string) {
+		if c := st.CACertificates[name]; c != nil {
+			fmt.Fprintf(&b, "ca %s@%d ", name, c.Version)
+		}
+	}
+	if s.TLS != nil {
+		cert(s.TLS.Certificate)
+	}
+	if s.ClientTLS != nil {
+		ca(s.ClientTLS.CACertificate)
+	}
+	for _, l := range s.Locations {
+		if be := st.Backends[l.Backend]; be != nil && be.UpstreamTLS != nil {
+			ca(be.UpstreamTLS.CACertificate)
+			cert(be.UpstreamTLS.ClientCertificate)
+		}
+	}
+	return b.String()
 }
