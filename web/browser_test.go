@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,8 +49,20 @@ func newBrowser(t *testing.T, base string, width, height int) *browser {
 	if err != nil {
 		t.Fatal(err)
 	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relayIntoNetns(t, u.Host)
+	ns, _ := browserNetns()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath),
+		// In a network namespace of its own (netns_test.go); Pdeathsig as chromedp sets it.
+		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			cmd.Args = append([]string{"ip", "netns", "exec", ns}, cmd.Args...)
+			cmd.Path, _ = exec.LookPath("ip")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		}),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-component-update", true),

@@ -17,7 +17,11 @@ const adminSecret = "rp_web_test_admin_token_0123456789"
 
 // TestMain removes the restyplane binary the tests built from ../cmd/restyplane, so that
 // the browser talks to exactly what users run.
-func TestMain(m *testing.M) { os.Exit(rptest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := rptest.Main(m)
+	removeBrowserNetns()
+	os.Exit(code)
+}
 
 // restyplane is a running restyplane serve, with the OpenResty it manages and its own
 // SQLite history.
