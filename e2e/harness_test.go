@@ -121,3 +121,14 @@ func newUpstream(t testing.TB, name string, status int, delay time.Duration) *up
 func (u *upstream) endpoint(weight int) map[string]any {
 	return map[string]any{"address": "127.0.0.1", "port": u.port, "weight": weight}
 }
+
+// rollBackQuickly sets the automatic rollback to decide within a test's time: a 30 s
+// window, 10 requests at least, half of them failing.
+func (in *instance) rollBackQuickly() {
+	in.t.Helper()
+	set := map[string]any{}
+	in.call("GET", "/api/v1/settings", nil, &set)
+	set["rollbackWindow"], set["rollbackMinRequests"], set["rollbackErrorRatio"] = "30s", 10, 0.5
+	delete(set, "version")
+	in.must("PUT", "/api/v1/settings", set)
+}

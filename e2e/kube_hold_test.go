@@ -19,11 +19,7 @@ import (
 // hears why; editing it again is served.
 func testAutomaticRollbackHolds(t *testing.T, k *kube) {
 	ki := k.serve(t)
-	set := map[string]any{}
-	ki.call("GET", "/api/v1/settings", nil, &set)
-	set["rollbackWindow"], set["rollbackMinRequests"], set["rollbackErrorRatio"] = "30s", 10, 0.5
-	delete(set, "version")
-	ki.must("PUT", "/api/v1/settings", set)
+	ki.rollBackQuickly()
 	a, failing, b := k.ns.upstream(t, "a"), k.ns.upstream(t, "failing"), k.ns.upstream(t, "b")
 	ki.service("web", a)
 	ki.service("broken", failing)

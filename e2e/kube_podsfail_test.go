@@ -14,11 +14,7 @@ import (
 // revisions between the two while the failures last.
 func testFailingPodsAreNotRolledBack(t *testing.T, k *kube) {
 	ki := k.serve(t)
-	set := map[string]any{}
-	ki.call("GET", "/api/v1/settings", nil, &set)
-	set["rollbackWindow"], set["rollbackMinRequests"], set["rollbackErrorRatio"] = "30s", 10, 0.5
-	delete(set, "version")
-	ki.must("PUT", "/api/v1/settings", set)
+	ki.rollBackQuickly()
 	a, failing := k.ns.upstream(t, "a"), k.ns.upstream(t, "failing")
 	ki.service("web", a)
 	host := ki.host("shop")

@@ -137,11 +137,7 @@ func TestKilledNginxComesBackWithDynamicState(t *testing.T) {
 func TestUnhealthyRevisionIsRolledBack(t *testing.T) {
 	in := start(t)
 	good, broken := newUpstream(t, "good", 200, 0), newUpstream(t, "broken", 500, 0)
-	set := map[string]any{}
-	in.call("GET", "/api/v1/settings", nil, &set)
-	set["rollbackWindow"], set["rollbackMinRequests"], set["rollbackErrorRatio"] = "30s", 10, 0.5
-	delete(set, "version")
-	in.must("PUT", "/api/v1/settings", set)
+	in.rollBackQuickly()
 	in.must("POST", "/api/v1/backends", backend("web", good.endpoint(1)))
 	in.must("POST", "/api/v1/servers", server("shop", "shop.test", location("/", "web")))
 	in.waitSynced()
