@@ -87,6 +87,15 @@ func (p *gatewayReporter) report(rep *GatewayReport, rev int64, held map[api.Ref
 	}
 }
 
+// poke has the reporter look at what the proxy serves again: an apply left something out,
+// which a Gateway already Programmed would not otherwise hear of until the next report.
+func (p *gatewayReporter) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
 // run reports until ctx ends: at each report, and while a Gateway waits to be
 // Programmed, every gatewayRecheck.
 func (p *gatewayReporter) run(ctx context.Context) {

@@ -69,3 +69,25 @@ func TestGatewayLeftOutIsNotProgrammed(t *testing.T) {
 		return programmed(t, f.c, f.ns, "gw") == "True/Programmed" && listenersProgrammed(t, f, "gw") == "True/Programmed True/Programmed"
 	})
 }
+
+// TestGatewayLeftOutLaterIsTold: a Gateway already Programmed whose server a later apply
+// of the same revision leaves out (a full push after nginx restarted, say) hears of it
+// from that apply's report, not at the next change of the cluster.
+func TestGatewayLeftOutLaterIsTold(t *testing.T) {
+	f := newGatewayFixture(t)
+	st := &servingStore{Store: f.store}
+	const host = "shop.example.com"
+	cert, key := kubetest.SelfSigned(t, host)
+	f.c.Create(t, kubetest.TLSSecret(f.ns, "cert", cert, key),
+		kubetest.Service(f.ns, "web", 80), kubetest.EndpointSlice(f.ns, "web", "web-1", 8080, kubetest.Ready("10.2.0.1")...),
+		kubetest.Gateway(f.ns, "gw", f.class, kubetest.Listener("http", 80, ""), kubetest.HTTPSListener("https", 443, "", "cert")),
+		kubetest.HTTPRoute(f.ns, "shop", "gw", []string{host}, kubetest.Rule("/", []string{"web"})))
+	r := f.runProgrammed(t, st)
+	server := "k8s." + host + "_80"
+	rev := f.store.Head().Revision
+	why := "the policies dict is full"
+	st.skipped.Store(&map[api.Ref]string{{Kind: api.KindServer, Name: server}: "default: " + why})
+	r.ReportApply(api.ApplyRecord{Instance: "default", Revision: rev, Outcome: api.OutcomeSuccess,
+		Skipped: []api.SkippedObject{{Kind: api.KindServer, Name: server, Reason: why}}})
+	waitRefused(t, f, rev, "False/Invalid", "server "+server, "default", why)
+}

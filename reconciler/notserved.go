@@ -37,6 +37,9 @@ func (r *Reconciler) ReportApply(rec api.ApplyRecord) {
 		go r.notServed.out.run(context.Background())
 		r.notServed.said = map[string]string{}
 	})
+	if p := r.gwReporter.Load(); p != nil && len(rec.Skipped) > 0 {
+		p.poke() // a Gateway may make what rec left out
+	}
 	head := r.store.Head()
 	for _, s := range rec.Skipped {
 		srv := head.Servers[s.Name]

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -35,6 +36,9 @@ type Reconciler struct {
 	cluster *cluster
 	// notServed posts the Events of servers that applies left out (ReportApply).
 	notServed notServed
+	// gwReporter is the Gateway reporter while this replica leads, for ReportApply to
+	// wake when an apply leaves something out.
+	gwReporter atomic.Pointer[gatewayReporter]
 }
 
 // New returns a reconciler that writes into store what the cluster of opts holds.

@@ -66,6 +66,8 @@ func (r *Reconciler) lead(ctx context.Context) error {
 	out := r.newEventWriter()
 	rep := newReporter(r.client, r.opts.StatusAddress, r.log, out, recalled)
 	gwRep := newGatewayReporter(r.client, r.store, r.log, out, recalled)
+	r.gwReporter.Store(gwRep)
+	defer r.gwReporter.Store(nil)
 	defer rep.stop()
 	go out.run(ctx)
 	if gw != nil {
