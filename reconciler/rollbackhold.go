@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -31,7 +32,7 @@ func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[ap
 	if len(holds) == 0 {
 		return muts, nil, nil
 	}
-	held, release = sortHolds(t, holds)
+	held, release = sortHolds(t, head, holds, time.Now())
 	for _, m := range muts {
 		if _, ok := held[m.Ref()]; !ok {
 			out = append(out, m)
@@ -59,13 +60,23 @@ func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[ap
 	return out, release, held
 }
 
+// heldCertificateMargin is how long before it expires a certificate a rollback restored
+// stops being held: the cluster's (the one the rollback undid) is served instead of an
+// expired one.
+const heldCertificateMargin = 24 * time.Hour
+
 // sortHolds splits holds into those that still hold (the cluster asks for what the
-// rollback undid) and those to release (it asks for something else).
-func sortHolds(t *Translation, holds map[api.Ref]api.Hold) (held map[api.Ref]api.Hold, release []api.Ref) {
+// rollback undid) and those to release (it asks for something else, or the held content
+// is a certificate about to expire).
+func sortHolds(t *Translation, head *api.State, holds map[api.Ref]api.Hold, now time.Time) (held map[api.Ref]api.Hold, release []api.Ref) {
 	held = map[api.Ref]api.Hold{}
 	for _, ref := range slices.SortedFunc(maps.Keys(holds), compareRefs) {
 		want, ok := desired(t, ref)
-		if d := api.HoldDigest(want); !ok && holds[ref].Rejected == "" || ok && d == holds[ref].Rejected {
+		same := !ok && holds[ref].Rejected == "" || ok && api.HoldDigest(want) == holds[ref].Rejected
+		if c := head.Certificates[ref.Name]; ref.Kind == api.KindCertificate && c != nil && ok && c.NotAfter.Before(now.Add(heldCertificateMargin)) {
+			same = false
+		}
+		if same {
 			held[ref] = holds[ref]
 		} else {
 			release = append(release, ref)

@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"testing"
+	"time"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -95,5 +96,31 @@ func TestHoldBackKeepsARouteRulesWeights(t *testing.T) {
 	out, release, held := holdBack(tr, head, mutations(tr, head), holds, noFollow)
 	if len(out) != 0 || len(release) != 0 || len(held) != 1 {
 		t.Fatalf("out %+v, release %v, held %v: want the rule's backend held as it is", out, release, held)
+	}
+}
+
+// TestHoldBackLetsAnExpiringCertificateGo: a certificate a rollback restored is held until
+// a day before it expires; then the cluster's is written, rather than an expired one
+// served.
+func TestHoldBackLetsAnExpiringCertificateGo(t *testing.T) {
+	cert := func(fp string, notAfter time.Time) *api.Certificate {
+		return &api.Certificate{Name: "c", Cert: fp, Fingerprint: fp, NotAfter: notAfter, KeyMatches: true,
+			Source: api.Source{Kind: api.SourceKubernetes, Namespace: "ns", Name: "tls"}}
+	}
+	ref := api.Ref{Kind: api.KindCertificate, Name: "c"}
+	for _, c := range []struct {
+		name    string
+		expires time.Duration
+		held    bool
+	}{{"valid for a month", 30 * 24 * time.Hour, true}, {"expiring in an hour", time.Hour, false}} {
+		head := api.NewState()
+		head.Certificates["c"] = cert("restored", time.Now().Add(c.expires))
+		tr := &Translation{Certificates: map[string]*api.Certificate{"c": cert("undone", time.Now().Add(90*24*time.Hour))}}
+		holds := map[api.Ref]api.Hold{ref: {Kind: api.KindCertificate, Name: "c", Revision: 3,
+			Rejected: api.HoldDigest(api.Mutation{Kind: api.KindCertificate, Name: "c", Certificate: tr.Certificates["c"]})}}
+		out, release, held := holdBack(tr, head, mutations(tr, head), holds, noFollow)
+		if _, ok := held[ref]; ok != c.held || c.held == (len(release) > 0) || c.held == (len(out) > 0) {
+			t.Errorf("%s: out %d mutations, release %v, held %v; want held %v", c.name, len(out), release, held, c.held)
+		}
 	}
 }
