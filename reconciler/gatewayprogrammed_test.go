@@ -55,16 +55,24 @@ func (f *fixture) runProgrammed(t *testing.T, st *servingStore) *reconciler.Reco
 // programmed spells the Gateway's Programmed condition: "Status/Reason".
 func programmed(t *testing.T, c *kubetest.Cluster, ns, name string) string {
 	t.Helper()
+	got, _ := programmedOf(t, c, ns, name)
+	return got
+}
+
+// programmedOf returns the Gateway's Programmed condition, "Status/Reason" ("none"), and
+// its message.
+func programmedOf(t *testing.T, c *kubetest.Cluster, ns, name string) (string, string) {
+	t.Helper()
 	gw, err := c.Gateway.GatewayV1().Gateways(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("get gateway: %v", err)
 	}
 	for _, cd := range gw.Status.Conditions {
 		if cd.Type == string(gatewayv1.GatewayConditionProgrammed) {
-			return fmt.Sprintf("%s/%s", cd.Status, cd.Reason)
+			return fmt.Sprintf("%s/%s", cd.Status, cd.Reason), cd.Message
 		}
 	}
-	return "none"
+	return "none", ""
 }
 
 // TestGatewayProgrammedWaitsForPolicyRevision: a BackendTLSPolicy put on the Service of a

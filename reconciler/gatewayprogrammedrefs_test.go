@@ -117,21 +117,19 @@ func listenersProgrammed(t *testing.T, f *fixture, name string) string {
 // ("Status/Reason") with a message that names revision rev and holds each of says.
 func waitRefused(t *testing.T, f *fixture, rev int64, want string, says ...string) {
 	t.Helper()
-	says = append(says, fmt.Sprintf("revision %d ", rev))
+	waitGatewaySays(t, f, want, want+" "+want, fmt.Sprintf("after revision %d did not apply", rev),
+		append(says, fmt.Sprintf("revision %d ", rev))...)
+}
+
+// waitGatewaySays waits for the Gateway "gw" to read Programmed want ("Status/Reason"),
+// its listeners listeners, with a message that holds each of says.
+func waitGatewaySays(t *testing.T, f *fixture, want, listeners, when string, says ...string) {
+	t.Helper()
 	var got, msg string
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		got, msg = "none", ""
-		gw, err := f.c.Gateway.GatewayV1().Gateways(f.ns).Get(context.Background(), "gw", metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("get gateway: %v", err)
-		}
-		for _, cd := range gw.Status.Conditions {
-			if cd.Type == string(gatewayv1.GatewayConditionProgrammed) {
-				got, msg = string(cd.Status)+"/"+cd.Reason, cd.Message
-			}
-		}
-		ok := got == want && listenersProgrammed(t, f, "gw") == want+" "+want
+		got, msg = programmedOf(t, f.c, f.ns, "gw")
+		ok := got == want && listenersProgrammed(t, f, "gw") == listeners
 		for _, s := range says {
 			ok = ok && strings.Contains(msg, s)
 		}
@@ -139,8 +137,8 @@ func waitRefused(t *testing.T, f *fixture, rev int64, want string, says ...strin
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the Gateway after revision %d did not apply: Programmed %s (listeners %s) %q, want %s saying %q",
-				rev, got, listenersProgrammed(t, f, "gw"), msg, want, says)
+			t.Fatalf("the Gateway %s: Programmed %s (listeners %s) %q, want %s (listeners %s) saying %q",
+				when, got, listenersProgrammed(t, f, "gw"), msg, want, listeners, says)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

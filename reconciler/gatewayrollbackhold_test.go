@@ -3,8 +3,6 @@ package reconciler_test
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -101,33 +99,6 @@ func TestGatewayHeldByRollbackIsNotProgrammed(t *testing.T) {
 // with a message that names rollback rev, the held object and how the hold ends.
 func waitHeld(t *testing.T, f *fixture, rev int64, object string) {
 	t.Helper()
-	names := regexp.MustCompile(fmt.Sprintf(`\brevision %d\b`, rev))
-	says := []string{"rollback", object, "DELETE /api/v1/holds/"}
-	var got, msg string
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got, msg = "none", ""
-		gw, err := f.c.Gateway.GatewayV1().Gateways(f.ns).Get(context.Background(), "gw", metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("get gateway: %v", err)
-		}
-		for _, cd := range gw.Status.Conditions {
-			if cd.Type == string(gatewayv1.GatewayConditionProgrammed) {
-				got, msg = string(cd.Status)+"/"+cd.Reason, cd.Message
-			}
-		}
-		ok := got == "False/Invalid" && listenersProgrammed(t, f, "gw") == "False/Invalid" && names.MatchString(msg)
-		for _, s := range says {
-			ok = ok && strings.Contains(msg, s)
-		}
-		if ok {
-			t.Logf("Programmed: %s", msg)
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the Gateway while rollback %d holds its route back: Programmed %s (listener %s) %q, want False/Invalid naming revision %d and saying %q",
-				rev, got, listenersProgrammed(t, f, "gw"), msg, rev, says)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitGatewaySays(t, f, "False/Invalid", "False/Invalid", fmt.Sprintf("while rollback %d holds its route back", rev),
+		fmt.Sprintf("revision %d,", rev), "rollback", object, "DELETE /api/v1/holds/")
 }

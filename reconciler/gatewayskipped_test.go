@@ -22,11 +22,7 @@ func TestGatewayLeftOutIsNotProgrammed(t *testing.T) {
 	f := newGatewayFixture(t)
 	st := &servingStore{Store: f.store}
 	const host = "shop.example.com"
-	cert, key := kubetest.SelfSigned(t, host)
-	f.c.Create(t, kubetest.TLSSecret(f.ns, "cert", cert, key),
-		kubetest.Service(f.ns, "web", 80), kubetest.EndpointSlice(f.ns, "web", "web-1", 8080, kubetest.Ready("10.2.0.1")...),
-		kubetest.Gateway(f.ns, "gw", f.class, kubetest.Listener("http", 80, ""), kubetest.HTTPSListener("https", 443, "", "cert")),
-		kubetest.HTTPRoute(f.ns, "shop", "gw", []string{host}, kubetest.Rule("/", []string{"web"})))
+	createShopGateway(t, f, host)
 	r, _ := f.run(t, st, "one")
 	server := "k8s." + host + "_80"
 	waitFor(t, 10*time.Second, "the route's server in the store", func() bool { return f.store.Head().Servers[server] != nil })
@@ -77,11 +73,7 @@ func TestGatewayLeftOutLaterIsTold(t *testing.T) {
 	f := newGatewayFixture(t)
 	st := &servingStore{Store: f.store}
 	const host = "shop.example.com"
-	cert, key := kubetest.SelfSigned(t, host)
-	f.c.Create(t, kubetest.TLSSecret(f.ns, "cert", cert, key),
-		kubetest.Service(f.ns, "web", 80), kubetest.EndpointSlice(f.ns, "web", "web-1", 8080, kubetest.Ready("10.2.0.1")...),
-		kubetest.Gateway(f.ns, "gw", f.class, kubetest.Listener("http", 80, ""), kubetest.HTTPSListener("https", 443, "", "cert")),
-		kubetest.HTTPRoute(f.ns, "shop", "gw", []string{host}, kubetest.Rule("/", []string{"web"})))
+	createShopGateway(t, f, host)
 	r := f.runProgrammed(t, st)
 	server := "k8s." + host + "_80"
 	rev := f.store.Head().Revision
@@ -90,4 +82,15 @@ func TestGatewayLeftOutLaterIsTold(t *testing.T) {
 	r.ReportApply(api.ApplyRecord{Instance: "default", Revision: rev, Outcome: api.OutcomeSuccess,
 		Skipped: []api.SkippedObject{{Kind: api.KindServer, Name: server, Reason: why}}})
 	waitRefused(t, f, rev, "False/Invalid", "server "+server, "default", why)
+}
+
+// createShopGateway makes a Gateway "gw" of an HTTP and an HTTPS listener (Secret "cert")
+// and a route "shop" for host to Service "web".
+func createShopGateway(t *testing.T, f *fixture, host string) {
+	t.Helper()
+	cert, key := kubetest.SelfSigned(t, host)
+	f.c.Create(t, kubetest.TLSSecret(f.ns, "cert", cert, key),
+		kubetest.Service(f.ns, "web", 80), kubetest.EndpointSlice(f.ns, "web", "web-1", 8080, kubetest.Ready("10.2.0.1")...),
+		kubetest.Gateway(f.ns, "gw", f.class, kubetest.Listener("http", 80, ""), kubetest.HTTPSListener("https", 443, "", "cert")),
+		kubetest.HTTPRoute(f.ns, "shop", "gw", []string{host}, kubetest.Rule("/", []string{"web"})))
 }
