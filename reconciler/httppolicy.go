@@ -37,7 +37,7 @@ var httpGroup = annotationGroup{name: "http", scope: scopeLocation, rules: map[s
 	"permanent-redirect-code": honoured("301, 302, 303, 307 or 308"), "temporal-redirect": honoured("as permanent-redirect; not with it"),
 	"temporal-redirect-code": honoured("301, 302, 303, 307 or 308"), "app-root": honoured("a path; for the whole host, the oldest Ingress's").at(scopeHost),
 	"from-to-www-redirect":    honoured("308; only when no other Ingress, namespace or REST server holds the other name").at(scopeHost),
-	"force-ssl-redirect":      honoured("308 for the whole host when any of its Ingresses asks; by the connection's scheme").at(scopeHost),
+	"force-ssl-redirect":      honoured("308 for the whole host when any of its Ingresses asks; by the connection's scheme, or by X-Forwarded-Proto with useForwardedHeaders").at(scopeHost),
 	"proxy-http-version":      honoured("1.1 only, which restyplane always speaks (1.0 is refused)"),
 	"connection-proxy-header": honoured("the Connection header sent upstream"),
 }, parse: func(get func(string) (string, bool), a *annotations) (err error) {

@@ -64,6 +64,9 @@ type confView struct {
 	// RedirectPorts says a redirect's port depends on the request's scheme: the map of
 	// $rp_redirect_port_suffix is declared.
 	RedirectPorts bool
+	// ForwardedRedirect says a block redirects plain HTTP to HTTPS with
+	// useForwardedHeaders: the map of $rp_https_redirect is declared.
+	ForwardedRedirect bool
 	// PortDefaults are the sockets of servers on ports of their own that no catch-all
 	// server holds, each with its listens (one, or an h2c router's two): a block answers
 	// 404 there. HTTPSDefault says some block listens on
@@ -209,6 +212,9 @@ func newConfView(cfg api.Config, opts Options) (*confView, error) {
 		return nil, err
 	}
 	v.redirectPorts()
+	for _, sv := range v.Servers {
+		v.ForwardedRedirect = v.ForwardedRedirect || sv.Redirect && v.S.UseForwardedHeaders
+	}
 	if err := v.ownListens(); err != nil {
 		return nil, err
 	}
