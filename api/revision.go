@@ -95,6 +95,14 @@ type Meta struct {
 	// NoSettings forbids the write to change the settings: the writer lacks the admin role,
 	// and a rollback must not change through the history what PUT /settings would refuse.
 	NoSettings bool
+	// NoRollbackAfter, when not 0, is the head revision the writer computed the write from
+	// (the reconciler's sync): the write fails with EPreconditionFailed when a rollback was
+	// committed after it, since mutations computed before a rollback could write again
+	// what it undid. Writes of other kinds since do not fail it.
+	NoRollbackAfter int64
+	// Release names the holds (Hold) the write ends, in its own transaction and audited as
+	// their release; a write that changes nothing still ends them.
+	Release []Ref
 }
 
 // WriteResult is what a write did or, in a dry run, would do.

@@ -111,7 +111,8 @@ func followEndpoints(t *Translation, head *api.State, ref api.Ref, follow func(s
 // dropOrphans releases and deletes what a rollback made again (a backend, certificate or
 // bundle that Kubernetes had deleted) once nothing names it: it was held for what a held
 // server named, and that hold has ended. A server made again stays held: it is what the
-// rollback brought back.
+// rollback brought back. The delete replaces any write of the object already in out (a
+// held backend following its Service's endpoints): a request names an object once.
 func dropOrphans(head *api.State, out []api.Mutation, held map[api.Ref]api.Hold, release []api.Ref) ([]api.Mutation, []api.Ref) {
 	for _, ref := range slices.SortedFunc(maps.Keys(held), compareRefs) {
 		if held[ref].Rejected != "" || ref.Kind == api.KindServer {
@@ -121,8 +122,9 @@ func dropOrphans(head *api.State, out []api.Mutation, held map[api.Ref]api.Hold,
 			continue
 		}
 		del := api.Mutation{Kind: ref.Kind, Name: ref.Name, Delete: true}
-		if candidate(head, append(slices.Clip(out), del)).Check([]api.Ref{ref}) == nil {
-			out = append(out, del)
+		others := slices.DeleteFunc(slices.Clone(out), func(m api.Mutation) bool { return m.Ref() == ref })
+		if candidate(head, append(others, del)).Check([]api.Ref{ref}) == nil {
+			out = append(others, del)
 			release = append(release, ref)
 			delete(held, ref)
 		}

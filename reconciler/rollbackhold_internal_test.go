@@ -78,6 +78,42 @@ func TestHoldBackReleasesOnAnotherAsk(t *testing.T) {
 	}
 }
 
+// TestHoldBackDeletesAnOrphanOnce: a backend a rollback made again for a held server, and
+// whose Service's Pods moved, is deleted once that server's hold ends, and the request
+// names it once: the delete, not also the write of its new endpoints, which made the
+// store refuse the whole request (written twice).
+func TestHoldBackDeletesAnOrphanOnce(t *testing.T) {
+	head := api.NewState()
+	head.Backends["x"] = k8sBackend("x")
+	head.Servers["s"] = k8sServer("s", "s.example.com", "x")
+	// What the cluster asks for now: s routes to y; nothing names x.
+	tr := &Translation{Backends: map[string]*api.Backend{"y": k8sBackend("y")}, Servers: map[string]*api.Server{"s": k8sServer("s", "s.example.com", "y")}}
+	sRef, xRef := api.Ref{Kind: api.KindServer, Name: "s"}, api.Ref{Kind: api.KindBackend, Name: "x"}
+	holds := map[api.Ref]api.Hold{
+		sRef: {Kind: api.KindServer, Name: "s", Revision: 3, Rejected: "what the cluster asked for before"},
+		xRef: {Kind: api.KindBackend, Name: "x", Revision: 3}, // made again: Kubernetes had deleted it
+	}
+	moved := func(string) ([]api.Endpoint, bool) {
+		return []api.Endpoint{{Address: "10.0.0.9", Port: 80, Weight: 1}}, true
+	}
+	out, release, held := holdBack(tr, head, mutations(tr, head), holds, moved)
+	var ofX []api.Mutation
+	for _, m := range out {
+		if m.Ref() == xRef {
+			ofX = append(ofX, m)
+		}
+	}
+	if len(ofX) != 1 || !ofX[0].Delete {
+		t.Fatalf("the request has %d mutations of backend x (%+v), want its delete alone", len(ofX), ofX)
+	}
+	if len(release) != 2 || len(held) != 0 {
+		t.Fatalf("release %v, held %v: want s and x released", release, held)
+	}
+	if err := candidate(head, out).CheckAll(); err != nil {
+		t.Fatalf("the write does not check: %v", err)
+	}
+}
+
 // TestHoldBackKeepsARouteRulesWeights: a backend that a Gateway API rule owns weighs its
 // endpoints by the route's backendRefs; held, it keeps the rollback's weights.
 func TestHoldBackKeepsARouteRulesWeights(t *testing.T) {

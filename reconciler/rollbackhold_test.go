@@ -2,6 +2,7 @@ package reconciler_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/restyplane/restyplane/api"
 	"github.com/restyplane/restyplane/reconciler"
 	"github.com/restyplane/restyplane/reconciler/kubetest"
+	"github.com/restyplane/restyplane/store"
 )
 
 // TestRollbackHoldsAgainstTheCluster: a rollback of what an Ingress asked for outlasts the
@@ -140,5 +142,120 @@ func TestRollbackHoldsAgainstTheCluster(t *testing.T) {
 		if ref.Name == "k8s."+shop || ref.Name == backend("a") || ref.Name == backend("b") {
 			t.Errorf("%s %s is still held after its Ingress changed", ref.Kind, ref.Name)
 		}
+	}
+}
+
+// racingStore is the store with a rollback slipped into a sync: armed, it runs the
+// rollback once, when the reconciler next reads the holds or next writes.
+type racingStore struct {
+	*store.Store
+	mu    sync.Mutex
+	seam  string // "holds" or "write"
+	run   func()
+	fired bool
+}
+
+var _ reconciler.Store = (*racingStore)(nil)
+
+func (s *racingStore) arm(seam string, run func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seam, s.run = seam, run
+}
+
+func (s *racingStore) at(seam string) {
+	s.mu.Lock()
+	run := s.run
+	if s.seam != seam || run == nil {
+		s.mu.Unlock()
+		return
+	}
+	s.run, s.fired = nil, true
+	s.mu.Unlock()
+	run()
+}
+
+func (s *racingStore) hasFired() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fired
+}
+
+// Holds runs the armed rollback between the sync's read of the head and of the holds.
+func (s *racingStore) Holds() map[api.Ref]api.Hold {
+	s.at("holds")
+	return s.Store.Holds()
+}
+
+// Write runs the armed rollback between the sync's reads and its write.
+func (s *racingStore) Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error) {
+	s.at("write")
+	return s.Store.Write(ctx, meta, muts)
+}
+
+// TestRollbackDuringASyncHolds: a rollback committed while a sync runs, after it read the
+// head, is not overwritten by that sync's write, which the store refuses; the sync runs
+// again from the rollback's head, holds what it took back, and counts no error. Before,
+// the write went through over the rollback and the undone content was live again while
+// the object was listed as held.
+func TestRollbackDuringASyncHolds(t *testing.T) {
+	for _, seam := range []string{"holds", "write"} {
+		t.Run("before the "+seam, func(t *testing.T) {
+			f := newFixture(t)
+			ctx := context.Background()
+			f.c.Create(t, kubetest.Service(f.ns, "c", 80),
+				kubetest.EndpointSlice(f.ns, "c", "c-1", 8080, kubetest.Endpoint{Address: "10.3.0.2"}))
+			st := &racingStore{Store: f.store}
+			r, _ := f.run(t, st, "one")
+			backend := "k8s." + f.ns + ".c.80"
+			balance := func() string {
+				if b := f.store.Head().Backends[backend]; b != nil {
+					return b.LoadBalance
+				}
+				return ""
+			}
+			f.c.Create(t, kubetest.Ingress(f.ns, "cart", f.class, kubetest.Path{Host: "cart.example.com", Path: "/", Service: "c", Port: 80}))
+			waitFor(t, 5*time.Second, "backend c", func() bool { return balance() == api.RoundRobin })
+			rest(t, r)
+			good := f.store.Head().Revision
+			ingresses := f.c.Client.NetworkingV1().Ingresses(f.ns)
+			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				ing, err := ingresses.Get(ctx, "cart", metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				ing.Annotations = map[string]string{"nginx.ingress.kubernetes.io/load-balance": "ewma"}
+				_, err = ingresses.Update(ctx, ing, metav1.UpdateOptions{})
+				return err
+			})
+			if err != nil {
+				t.Fatalf("update cart: %v", err)
+			}
+			waitFor(t, 5*time.Second, "backend c on ewma", func() bool { return balance() == api.EWMA })
+			rest(t, r)
+
+			st.arm(seam, func() {
+				if _, err := f.store.Rollback(ctx, api.Meta{Actor: api.ActorApplier, Message: "automatic rollback: 5xx"}, good); err != nil {
+					t.Errorf("rollback to %d: %v", good, err)
+				}
+			})
+			f.scale(t, "c-1", "c", "10.3.0.3", "10.3.0.4")
+			waitFor(t, 5*time.Second, "backend c's new endpoints", func() bool {
+				return endpoints(f.store.Head().Backends[backend]) == "10.3.0.3:8080,10.3.0.4:8080"
+			})
+			rest(t, r)
+			if !st.hasFired() {
+				t.Fatalf("no sync read the holds or wrote after the Pods moved: the rollback did not run")
+			}
+			if got := balance(); got != api.RoundRobin {
+				t.Errorf("backend c balances by %q after a rollback during the sync, want %q as the rollback left it", got, api.RoundRobin)
+			}
+			if _, ok := f.store.Holds()[api.Ref{Kind: api.KindBackend, Name: backend}]; !ok {
+				t.Errorf("backend c is not held after the rollback: holds %v", f.store.Holds())
+			}
+			if n := r.Stats().Errors; n != 0 {
+				t.Errorf("the reconciler counted %d failed syncs, want none: a rollback during a sync is no failure", n)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -125,6 +126,13 @@ func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, gwRep 
 	defer queue.Done(key)
 	start := time.Now()
 	rev, wrote, err := r.sync(ctx, c, rep, gwRep, cache)
+	// A rollback committed during the sync refused its write; the sync runs again at once
+	// from the rollback's head. Only a few times: should rollbacks keep overtaking it, the
+	// queue's backoff paces the retries as any failure's.
+	for i := 0; i < overtakenRetries && errors.Is(err, errOvertaken) && ctx.Err() == nil; i++ {
+		r.log.Info("a rollback was committed during the sync; syncing again from its revision", "err", err)
+		rev, wrote, err = r.sync(ctx, c, rep, gwRep, cache)
+	}
 	took := time.Since(start)
 	r.update(func(s *Stats) {
 		s.Syncs++
@@ -147,6 +155,22 @@ func (r *Reconciler) next(ctx context.Context, c *cluster, rep *reporter, gwRep 
 	}
 	queue.Forget(key)
 	return true
+}
+
+// errOvertaken is a sync's write that the store refused because a rollback was committed
+// after the head the sync computed it from (api.Meta.NoRollbackAfter).
+var errOvertaken = errors.New("a rollback was committed during the sync")
+
+// overtakenRetries bounds how many times in a row a sync runs again at once after
+// errOvertaken.
+const overtakenRetries = 3
+
+// overtaken marks err as errOvertaken when the store refused the write for a rollback.
+func overtaken(err error) error {
+	if api.ErrorCode(err) == api.EPreconditionFailed {
+		return fmt.Errorf("%w: %w", errOvertaken, err)
+	}
+	return err
 }
 
 // sync rebuilds the kubernetes-owned objects from the caches and writes what differs from
@@ -188,10 +212,14 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep 
 	holds := r.store.Holds()
 	c.setHeld(head, holds)
 	muts, release, held := holdBack(t, head, muts, holds, c.serviceEndpoints(head))
-	if len(release) > 0 {
-		meta := api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: holdMessage(release)}
+	// What the sync writes and releases is computed from this head: a rollback committed
+	// since may have taken back, and held, what it writes. Then the store refuses the
+	// write, and the sync runs again from the rollback's head (errOvertaken).
+	meta := api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, NoRollbackAfter: head.Revision}
+	if len(release) > 0 && len(muts) == 0 {
+		meta.Message = holdMessage(release)
 		if _, err := r.store.ReleaseHolds(ctx, meta, release); err != nil {
-			return 0, false, fmt.Errorf("release %d holds: %w", len(release), err)
+			return 0, false, overtaken(fmt.Errorf("release %d holds: %w", len(release), err))
 		}
 	}
 	rev = head.Revision
@@ -201,14 +229,16 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep 
 		if err := ctx.Err(); err != nil {
 			return 0, false, err
 		}
-		msg := message(muts, head, t.Gateway.generations())
-		res, err := r.store.Write(ctx, api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: msg}, muts)
+		// The holds end in the revision that writes what the cluster asks for instead, so
+		// that neither happens without the other.
+		meta.Message, meta.Release = message(muts, head, t.Gateway.generations()), release
+		res, err := r.store.Write(ctx, meta, muts)
 		if err != nil {
-			return 0, false, fmt.Errorf("write %d changes: %w", len(muts), err)
+			return 0, false, overtaken(fmt.Errorf("write %d changes: %w", len(muts), err))
 		}
 		if res.Revision != nil {
 			rev, wrote = res.Revision.ID, true
-			r.log.Info("wrote revision", "revision", rev, "changes", res.Revision.ChangeCount, "message", msg)
+			r.log.Info("wrote revision", "revision", rev, "changes", res.Revision.ChangeCount, "message", meta.Message)
 		}
 	}
 	cache.last = lastSync{t: t, rev: rev}

@@ -16,7 +16,9 @@ import (
 // A rollback that takes an object back from what Kubernetes wrote records a hold on it
 // (api.Hold), in the rollback's own transaction, so that the reconciler's next sync does
 // not write the undone content again. Holds are kept in the holds table and, for the
-// reconciler's every sync, in memory; both change under the writer lock.
+// reconciler's every sync, in memory; both change under the writer lock. The sync's write
+// is refused when a rollback was committed after the head it read (api.Meta.NoRollbackAfter),
+// and ends the holds it releases in its own revision (api.Meta.Release).
 
 type holdRow struct {
 	Kind     string `db:"kind"`
@@ -46,46 +48,102 @@ func (s *HistoryStore) Holds() map[api.Ref]api.Hold { return s.holds.Get() }
 func (s *HistoryStore) HoldsChanged() <-chan struct{} { return s.holds.Changed() }
 
 // ReleaseHolds removes the holds on refs (those that exist), with one audit event, and
-// returns how many it removed.
+// returns how many it removed. It fails as a write does when meta.NoRollbackAfter is set
+// and a rollback was committed after it: that rollback may have held the objects anew.
 func (s *HistoryStore) ReleaseHolds(ctx context.Context, meta api.Meta, refs []api.Ref) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	next := maps.Clone(s.holds.Get())
-	var names []string
-	for _, r := range refs {
-		if _, ok := next[r]; ok {
-			delete(next, r)
-			names = append(names, r.Kind+"/"+r.Name)
-		}
-	}
-	if len(names) == 0 {
-		return 0, nil
-	}
-	slices.Sort(names)
-	tx, end, err := s.w.begin(ctx)
-	if err != nil {
+	if err := s.checkNoRollbackAfter(meta); err != nil {
 		return 0, err
 	}
-	defer end()
+	ended := s.heldOf(refs)
+	if len(ended) == 0 {
+		return 0, nil
+	}
+	if err := s.endHolds(ctx, meta, ended); err != nil {
+		return 0, err
+	}
+	return len(ended), nil
+}
+
+// heldOf returns those of refs that are held, each once. The caller holds wmu.
+func (s *core) heldOf(refs []api.Ref) []api.Ref {
+	holds := s.holds.Get()
+	var out []api.Ref
 	for _, r := range refs {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM holds WHERE kind = ? AND name = ?`, r.Kind, r.Name); err != nil {
-			return 0, fmt.Errorf("release hold on %s %q: %w", r.Kind, r.Name, err)
+		if _, ok := holds[r]; ok && !slices.Contains(out, r) {
+			out = append(out, r)
 		}
 	}
+	return out
+}
+
+// endHolds ends the held refs in a transaction of their own: a release with nothing to
+// write. The caller holds wmu.
+func (s *core) endHolds(ctx context.Context, meta api.Meta, refs []api.Ref) error {
+	tx, end, err := s.w.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
+	if err := deleteHolds(ctx, tx, meta, refs, 0, time.Now().UTC()); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit hold releases: %w", err)
+	}
+	s.publishHolds(refs, nil)
+	return nil
+}
+
+// deleteHolds ends the holds on refs in tx, with one audit event; rev is the revision
+// that ends them with its write, or 0.
+func deleteHolds(ctx context.Context, tx *sqlx.Tx, meta api.Meta, refs []api.Ref, rev int64, now time.Time) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	names := make([]string, len(refs))
+	for i, r := range refs {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM holds WHERE kind = ? AND name = ?`, r.Kind, r.Name); err != nil {
+			return fmt.Errorf("release hold on %s %q: %w", r.Kind, r.Name, err)
+		}
+		names[i] = r.Kind + "/" + r.Name
+	}
+	slices.Sort(names)
 	target := names[0]
 	if len(names) > 1 {
 		target = fmt.Sprintf("%d objects", len(names))
 	}
-	ev := api.AuditEvent{Time: time.Now().UTC(), Actor: meta.Actor, Action: api.AuditHoldRelease, Target: target,
+	ev := api.AuditEvent{Time: now, Actor: meta.Actor, Action: api.AuditHoldRelease, Revision: rev, Target: target,
 		Outcome: "success", Detail: meta.Message + " (" + strings.Join(names, ", ") + ")", Remote: meta.Remote}
-	if _, err := insertAudit(ctx, tx, ev); err != nil {
-		return 0, err
+	_, err := insertAudit(ctx, tx, ev)
+	return err
+}
+
+// publishHolds shows readers the holds with those on ended taken out and made added,
+// once their transaction committed. The caller holds wmu.
+func (s *core) publishHolds(ended []api.Ref, made []api.Hold) {
+	if len(ended)+len(made) == 0 {
+		return
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("commit hold releases: %w", err)
+	next := maps.Clone(s.holds.Get())
+	for _, r := range ended {
+		delete(next, r)
+	}
+	for _, h := range made {
+		next[h.Ref()] = h
 	}
 	s.holds.Publish(next)
-	return len(names), nil
+}
+
+// checkNoRollbackAfter fails a write computed from the head at meta.NoRollbackAfter when
+// a rollback was committed since. The caller holds wmu.
+func (s *core) checkNoRollbackAfter(meta api.Meta) error {
+	if meta.NoRollbackAfter != 0 && s.lastRollback > meta.NoRollbackAfter {
+		return api.Errorf(api.EPreconditionFailed, "rollback %d was committed after revision %d, which the write was computed from",
+			s.lastRollback, meta.NoRollbackAfter)
+	}
+	return nil
 }
 
 // holdsOf returns the holds rollback rev makes: one for each object it takes back from

@@ -11,6 +11,15 @@ import (
 // kube writes objects as the reconciler does.
 func kube(t *testing.T, s *Store, muts ...api.Mutation) int64 {
 	t.Helper()
+	res, err := kubeWrite(s, api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: "sync"}, muts...)
+	if err != nil {
+		t.Fatalf("kubernetes write: %v", err)
+	}
+	return res.Revision.ID
+}
+
+// kubeWrite writes objects with a kubernetes source, with meta.
+func kubeWrite(s *Store, meta api.Meta, muts ...api.Mutation) (*api.WriteResult, error) {
 	for i := range muts {
 		src := api.Source{Kind: api.SourceKubernetes, Namespace: "shop", Name: "web"}
 		switch {
@@ -20,11 +29,7 @@ func kube(t *testing.T, s *Store, muts ...api.Mutation) int64 {
 			muts[i].Server.Source = src
 		}
 	}
-	res, err := s.Write(context.Background(), api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: "sync"}, muts)
-	if err != nil {
-		t.Fatalf("kubernetes write: %v", err)
-	}
-	return res.Revision.ID
+	return s.Write(context.Background(), meta, muts)
 }
 
 // TestRollbackHoldsWhatKubernetesWrote: a rollback holds each object it takes back from
@@ -112,4 +117,131 @@ func digestOf(t *testing.T, s *Store, rev int64, kind, name string) string {
 		t.Fatalf("%s %s not at revision %d", kind, name, rev)
 	}
 	return api.HoldDigest(m)
+}
+
+// lbBackend is a write of backend name on port with the load balancing lb.
+func lbBackend(name string, port int, lb string) api.Mutation {
+	b := backend(name, port)
+	b.LoadBalance = lb
+	return api.Mutation{Kind: api.KindBackend, Backend: b}
+}
+
+// TestRollbackFailsTheSyncComputedBeforeIt: a write or a release conditioned on no
+// rollback after the head it was computed from (the reconciler's sync) fails once a
+// rollback was committed since, and stores nothing: it would write again what the
+// rollback undid. A REST write since does not fail it, so that those cannot starve the
+// reconciler.
+func TestRollbackFailsTheSyncComputedBeforeIt(t *testing.T) {
+	s := mustOpen(t)
+	ctx := context.Background()
+	sync := func(from int64) api.Meta {
+		return api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: "sync", NoRollbackAfter: from}
+	}
+	read := kube(t, s, lbBackend("a", 8001, api.RoundRobin))
+	putBackend(t, s, backend("rest", 7000))
+	if _, err := kubeWrite(s, sync(read), lbBackend("c", 8003, api.RoundRobin)); err != nil {
+		t.Fatalf("a sync's write after a REST write: %v", err)
+	}
+	good := s.Head().Revision
+	bad := kube(t, s, lbBackend("a", 8001, api.EWMA))
+	rb, err := s.Rollback(ctx, meta("automatic rollback: 5xx"), good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := api.Ref{Kind: api.KindBackend, Name: "a"}
+	if _, ok := s.Holds()[a]; !ok {
+		t.Fatalf("holds after the rollback = %v, want a held", s.Holds())
+	}
+	revs := revisionCount(t, s)
+
+	// The sync read revision bad, before the rollback.
+	_, err = kubeWrite(s, sync(bad), lbBackend("a", 8002, api.EWMA))
+	wantCode(t, err, api.EPreconditionFailed)
+	_, err = s.ReleaseHolds(ctx, sync(bad), []api.Ref{a})
+	wantCode(t, err, api.EPreconditionFailed)
+	if got := s.Head().Backends["a"].LoadBalance; got != api.RoundRobin {
+		t.Errorf("backend a balances by %q after the refused write, want %q as the rollback left it", got, api.RoundRobin)
+	}
+	if _, ok := s.Holds()[a]; !ok || revisionCount(t, s) != revs {
+		t.Errorf("after the refused write and release: holds %v, %d revisions; want a held, %d revisions", s.Holds(), revisionCount(t, s), revs)
+	}
+
+	// The sync read the rollback's revision.
+	if _, err := kubeWrite(s, sync(rb.Revision.ID), lbBackend("a", 8002, api.RoundRobin)); err != nil {
+		t.Fatalf("a sync's write after the rollback it read: %v", err)
+	}
+}
+
+// TestWriteReleasesHoldsWithItsRevision: the holds a write names in Meta.Release end in the
+// transaction of its revision, audited as released by it; a write that changes nothing
+// ends them all the same, and a dry run does not.
+func TestWriteReleasesHoldsWithItsRevision(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "restyplane.db")
+	ctx := context.Background()
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := kube(t, s, lbBackend("a", 8001, api.RoundRobin), lbBackend("c", 8003, api.RoundRobin))
+	kube(t, s, lbBackend("a", 8001, api.EWMA), lbBackend("c", 8003, api.EWMA))
+	if _, err := s.Rollback(ctx, meta("automatic rollback: 5xx"), good); err != nil {
+		t.Fatal(err)
+	}
+	a, c := api.Ref{Kind: api.KindBackend, Name: "a"}, api.Ref{Kind: api.KindBackend, Name: "c"}
+	if len(s.Holds()) != 2 {
+		t.Fatalf("holds after the rollback = %v, want a and c", s.Holds())
+	}
+	release := func(dry bool, refs ...api.Ref) api.Meta {
+		return api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: "sync", DryRun: dry, Release: refs}
+	}
+
+	if _, err := kubeWrite(s, release(true, a), lbBackend("a", 8002, api.EWMA)); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Holds()) != 2 {
+		t.Fatalf("holds after a dry run = %v, want a and c still", s.Holds())
+	}
+	res, err := kubeWrite(s, release(false, a), lbBackend("a", 8002, api.EWMA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Holds()[a]; ok || len(s.Holds()) != 1 {
+		t.Fatalf("holds after the write releasing a = %v, want c alone", s.Holds())
+	}
+	noop, err := kubeWrite(s, release(false, c), lbBackend("c", 8003, api.RoundRobin))
+	if err != nil || !noop.Noop {
+		t.Fatalf("write of c as it is = %+v, %v; want a noop", noop, err)
+	}
+	if len(s.Holds()) != 0 {
+		t.Fatalf("holds after the noop releasing c = %v, want none", s.Holds())
+	}
+	evs, err := s.AuditEvents(ctx, api.AuditFilter{Action: api.AuditHoldRelease})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, e := range evs {
+		got[e.Target] = e.Revision
+	}
+	if byC, ok := got["backend/c"]; len(evs) != 2 || got["backend/a"] != res.Revision.ID || !ok || byC != 0 {
+		t.Fatalf("hold release audit (target: revision) = %v, want backend/a released by revision %d, backend/c by none", got, res.Revision.ID)
+	}
+	// The holds table agrees with what the store shows.
+	s.Close()
+	if s, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(s.Holds()) != 0 {
+		t.Fatalf("holds after a restart = %v, want none", s.Holds())
+	}
+}
+
+func revisionCount(t *testing.T, s *Store) int64 {
+	t.Helper()
+	n, err := s.RevisionCount(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 
@@ -13,7 +12,8 @@ import (
 )
 
 // Write stores the mutations as one revision. A write that changes nothing makes no
-// revision and says so; a dry run stores nothing and answers with what it would do.
+// revision and says so (the holds of meta.Release end all the same); a dry run stores
+// nothing and answers with what it would do.
 func (s *HistoryStore) Write(ctx context.Context, meta api.Meta, muts []api.Mutation) (*api.WriteResult, error) {
 	if meta.IfMatch.Set && len(muts) != 1 {
 		return nil, api.Invalid("", "If-Match applies to single-object writes")
@@ -37,6 +37,8 @@ type writeOptions struct {
 	action     string
 	// holds are what a rollback holds back from the reconciler (holdsOf).
 	holds []api.Hold
+	// release are the held objects of meta.Release, whose holds the revision ends.
+	release []api.Ref
 }
 
 // pending is one object a write changes.
@@ -59,6 +61,9 @@ func (s *core) write(ctx context.Context, meta api.Meta, opt writeOptions, build
 	head := s.head.Get()
 	if opt.ifMatchHead && !meta.IfMatch.Holds(head.Revision, true) {
 		return nil, api.Errorf(api.EPreconditionFailed, "config is at revision %d, not %s", head.Revision, meta.IfMatch)
+	}
+	if err := s.checkNoRollbackAfter(meta); err != nil {
+		return nil, err
 	}
 	muts, err := build(head)
 	if err != nil {
@@ -110,9 +115,15 @@ func (s *core) write(ctx context.Context, meta api.Meta, opt writeOptions, build
 		res.Diff.Entries = append(res.Diff.Entries, api.DiffEntry{Kind: p.change.Kind, Name: p.change.Name,
 			Op: p.change.Op, Before: p.before, After: p.change.Body})
 	}
+	opt.release = s.heldOf(meta.Release)
 	if res.Noop {
 		res.Diff.To = head.Revision
 		cand.Revision = head.Revision
+		if len(opt.release) > 0 && !meta.DryRun {
+			if err := s.endHolds(ctx, meta, opt.release); err != nil {
+				return nil, err
+			}
+		}
 		return res, nil
 	}
 	if meta.DryRun {
@@ -130,13 +141,14 @@ func (s *core) write(ctx context.Context, meta api.Meta, opt writeOptions, build
 	if err := s.commit(ctx, r, changes, meta, opt); err != nil {
 		return nil, err
 	}
-	if len(opt.holds) > 0 {
-		next := maps.Clone(s.holds.Get())
-		for _, h := range opt.holds {
-			next[h.Ref()] = h
-		}
-		s.holds.Publish(next)
+	if opt.rollbackOf != 0 {
+		s.lastRollback = rev
 	}
+	// The holds are shown before the head: a reader that reads the head and then the holds
+	// (the reconciler's sync) sees every hold of the revision it read. It may see those of
+	// a newer rollback too, with the older head; its write, conditioned on no rollback
+	// after that head (Meta.NoRollbackAfter), then fails, and it reads both again.
+	s.publishHolds(opt.release, opt.holds)
 	cand.Revision = rev
 	cand.Written = r.Time
 	if meta.NoAutoRollback {
@@ -268,6 +280,9 @@ func (s *core) commit(ctx context.Context, r api.Revision, changes []pending, me
 		ev.Action = opt.action
 	}
 	if _, err := s.prep.insertAudit(ctx, tx, ev); err != nil {
+		return err
+	}
+	if err := deleteHolds(ctx, tx, meta, opt.release, r.ID, r.Time); err != nil {
 		return err
 	}
 	if err := insertHolds(ctx, tx, opt.holds); err != nil {
