@@ -61,7 +61,7 @@ type cluster struct {
 	defaultService string
 	// gateway is the view of Gateway API's objects, nil until the cluster serves them.
 	gateway atomic.Pointer[gatewayCluster]
-	// heldServices are the Services of held backends that nothing names (setHeld).
+	// heldServices are the Services of backends a hold may keep (setHeld).
 	heldServices atomic.Pointer[map[string]bool]
 }
 

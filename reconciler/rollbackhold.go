@@ -44,6 +44,7 @@ func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[ap
 		}
 	}
 	out = keepReferenced(head, out)
+	out = append(out, followKept(t, head, out, held, follow)...)
 	out, release = dropOrphans(head, out, held, release)
 	// A new object may name one whose creation is held: it is created after all.
 	if cand := candidate(head, out); cand.Check(refsOf(out)) != nil {
