@@ -3,6 +3,7 @@ package reconciler
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
 
@@ -15,7 +16,8 @@ import (
 // A backend that nothing in the cluster names is in head only because a hold keeps it
 // (held, or named by a held server: followKept), because a REST object uses it, or until
 // the sync that deletes it; so that a backend a hold keeps never pins Pods that are gone,
-// a change of its Service's Pods syncs.
+// a change of its Service's Pods syncs. It also schedules the sync that lets go a
+// certificate a hold keeps served, before it expires (nextHoldExpiry).
 func (c *cluster) setHeld(head *api.State, holds map[api.Ref]api.Hold) {
 	m := map[string]bool{}
 	if len(holds) > 0 {
@@ -26,6 +28,7 @@ func (c *cluster) setHeld(head *api.State, holds map[api.Ref]api.Hold) {
 		}
 	}
 	c.heldServices.Store(&m)
+	c.expiry.set(nextHoldExpiry(head, holds, time.Now()))
 }
 
 // isHeldService reports whether key is the Service of a backend a hold may keep.

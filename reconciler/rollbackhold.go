@@ -33,6 +33,7 @@ func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[ap
 		return muts, nil, nil
 	}
 	held, release = sortHolds(t, head, holds, time.Now())
+	release = releaseExpiring(t, head, held, release, time.Now())
 	for _, m := range muts {
 		if _, ok := held[m.Ref()]; !ok {
 			out = append(out, m)
