@@ -61,8 +61,11 @@ type cluster struct {
 	defaultService string
 	// gateway is the view of Gateway API's objects, nil until the cluster serves them.
 	gateway atomic.Pointer[gatewayCluster]
-	// heldServices are the Services of held backends that nothing names (setHeld).
+	// heldServices are the Services of backends a hold may keep (setHeld).
 	heldServices atomic.Pointer[map[string]bool]
+	// expiry asks for the sync that lets go a certificate a hold keeps served, before it
+	// expires (setHeld).
+	expiry alarm
 }
 
 // gatewayReferences reports whether a Gateway API object references the key of index.
@@ -104,6 +107,10 @@ func newCluster(client *clients, controller string, d *DefaultBackend, enqueue f
 	c.slices, c.ingIndex = sliceInf.GetIndexer(), ingInf.GetIndexer()
 
 	c.changes.everything()
+	c.expiry.fire = func() {
+		c.changes.everything()
+		enqueue()
+	}
 	always := func(any) {
 		c.changes.everything()
 		enqueue()
@@ -249,6 +256,7 @@ func (c *cluster) start(stop <-chan struct{}) {
 
 // shutdown waits for the informers' goroutines after stop was closed.
 func (c *cluster) shutdown() {
+	c.expiry.stop()
 	c.wg.Wait()
 }
 

@@ -3,27 +3,35 @@ package reconciler
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/restyplane/restyplane/api"
 )
 
-// heldServices are the Services ("namespace/name") of the held backends that no Ingress
-// or route names any more: a rollback made them again for the servers it held. Their
-// EndpointSlices are followed as if an Ingress named them (sliceChanged), so that a held
-// backend never pins Pods that are gone.
+// setHeld notes what the holds need of the informers: heldServices are the Services whose
+// EndpointSlices are followed, when no Ingress or route names them, as if one did
+// (sliceChanged): while anything is held, those of every kubernetes-owned backend of head.
+// A backend that nothing in the cluster names is in head only because a hold keeps it
+// (held, or named by a held server: followKept), because a REST object uses it, or until
+// the sync that deletes it; so that a backend a hold keeps never pins Pods that are gone,
+// a change of its Service's Pods syncs. It also schedules the sync that lets go a
+// certificate a hold keeps served, before it expires (nextHoldExpiry).
 func (c *cluster) setHeld(head *api.State, holds map[api.Ref]api.Hold) {
 	m := map[string]bool{}
-	for ref := range holds {
-		if b := head.Backends[ref.Name]; ref.Kind == api.KindBackend && b != nil && b.Source.Kind == api.SourceKubernetes {
-			m[b.Source.Namespace+"/"+b.Source.Name] = true
+	if len(holds) > 0 {
+		for _, b := range head.Backends {
+			if b.Source.Kind == api.SourceKubernetes {
+				m[b.Source.Namespace+"/"+b.Source.Name] = true
+			}
 		}
 	}
 	c.heldServices.Store(&m)
+	c.expiry.set(nextHoldExpiry(head, holds, time.Now()))
 }
 
-// isHeldService reports whether key is the Service of a held backend.
+// isHeldService reports whether key is the Service of a backend a hold may keep.
 func (c *cluster) isHeldService(key string) bool {
 	m := c.heldServices.Load()
 	return m != nil && (*m)[key]

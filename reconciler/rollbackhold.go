@@ -33,6 +33,7 @@ func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[ap
 		return muts, nil, nil
 	}
 	held, release = sortHolds(t, head, holds, time.Now())
+	release = releaseExpiring(t, head, held, release, time.Now())
 	for _, m := range muts {
 		if _, ok := held[m.Ref()]; !ok {
 			out = append(out, m)
@@ -44,6 +45,7 @@ func holdBack(t *Translation, head *api.State, muts []api.Mutation, holds map[ap
 		}
 	}
 	out = keepReferenced(head, out)
+	out = append(out, followKept(t, head, out, held, follow)...)
 	out, release = dropOrphans(head, out, held, release)
 	// A new object may name one whose creation is held: it is created after all.
 	if cand := candidate(head, out); cand.Check(refsOf(out)) != nil {

@@ -15,16 +15,22 @@ import (
 // SelfSigned returns a PEM certificate for the hosts, valid for a day, and its PEM key.
 func SelfSigned(tb testing.TB, hosts ...string) (certPEM, keyPEM []byte) {
 	tb.Helper()
-	return selfSigned(tb, false, hosts)
+	return selfSigned(tb, false, time.Now().Add(24*time.Hour), hosts)
+}
+
+// SelfSignedUntil is SelfSigned with a certificate that expires at notAfter.
+func SelfSignedUntil(tb testing.TB, notAfter time.Time, hosts ...string) (certPEM, keyPEM []byte) {
+	tb.Helper()
+	return selfSigned(tb, false, notAfter, hosts)
 }
 
 // CA returns a self-signed PEM CA certificate named name, valid for a day, and its PEM key.
 func CA(tb testing.TB, name string) (certPEM, keyPEM []byte) {
 	tb.Helper()
-	return selfSigned(tb, true, []string{name})
+	return selfSigned(tb, true, time.Now().Add(24*time.Hour), []string{name})
 }
 
-func selfSigned(tb testing.TB, isCA bool, hosts []string) (certPEM, keyPEM []byte) {
+func selfSigned(tb testing.TB, isCA bool, notAfter time.Time, hosts []string) (certPEM, keyPEM []byte) {
 	tb.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -35,7 +41,7 @@ func selfSigned(tb testing.TB, isCA bool, hosts []string) (certPEM, keyPEM []byt
 		Subject:      pkix.Name{CommonName: hosts[0]},
 		DNSNames:     hosts,
 		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
+		NotAfter:     notAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
