@@ -68,7 +68,7 @@ type lastSync struct {
 
 // endpointsOnly is the translation of prev with the endpoints of the dirty Services'
 // backends read again, and the names of the backends it gave new endpoints (or, a route
-// rule's own backend, a new split); nil when that
+// rule's own backend, a new split or errorWeight); nil when that
 // might differ from what Translate gives, and a full translation is needed. An EndpointSlice
 // feeds nothing but its Service's endpoints, so on a large cluster this is most syncs,
 // at the cost of the few Ingresses and Gateway API routes that route to those Services
@@ -137,13 +137,14 @@ func (c *cluster) endpointsOnly(controller string, allowExternalName bool, prev 
 	var changed []string
 	for name, b := range fresh {
 		cur := next.Backends[name]
-		if cur == nil || slices.Equal(cur.Endpoints, b.Endpoints) && reflect.DeepEqual(cur.Split, b.Split) {
+		if cur == nil || slices.Equal(cur.Endpoints, b.Endpoints) && reflect.DeepEqual(cur.Split, b.Split) && cur.ErrorWeight == b.ErrorWeight {
 			continue
 		}
 		// The backend may be a cached plan's or a canary's split: change a copy. A route
-		// rule's own backend takes its Split too, which an edit of the weights changes.
+		// rule's own backend takes its Split and errorWeight too, which an edit of the
+		// weights changes (all of them to 0 or from it: every request answered 500 or none).
 		nb := *cur
-		nb.Endpoints, nb.Split = b.Endpoints, b.Split
+		nb.Endpoints, nb.Split, nb.ErrorWeight = b.Endpoints, b.Split, b.ErrorWeight
 		next.Backends[name] = &nb
 		changed = append(changed, name)
 	}
