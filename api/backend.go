@@ -39,8 +39,11 @@ type Backend struct {
 	// ErrorWeight is a share of the requests, weighed against the endpoints' weights,
 	// that the proxy answers 500 itself without trying an endpoint: what Gateway API
 	// asks of a backendRef that does not resolve beside others that do. 0: none.
-	ErrorWeight int    `json:"errorWeight,omitempty" minimum:"0" maximum:"1000"`
-	Source      Source `json:"source"`
+	ErrorWeight int `json:"errorWeight,omitempty" minimum:"0" maximum:"1000"`
+	// Split is what the backend of a Gateway API rule of several backendRefs divides its
+	// requests among (the reconciler's; none for the REST API's backends).
+	Split  *Split `json:"split,omitempty"`
+	Source Source `json:"source"`
 	// Version is the revision that last changed this backend; it is its ETag.
 	Version int64 `json:"version,omitempty" readonly:"true"`
 }
@@ -121,6 +124,9 @@ func (b *Backend) Validate() error {
 	}
 	if err := b.validateUpstream(); err != nil {
 		return err
+	}
+	if err := b.Split.validate(b.Source); err != nil {
+		return prefixed("split", err)
 	}
 	return b.Source.validate()
 }

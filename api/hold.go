@@ -33,19 +33,26 @@ type Hold struct {
 func (h Hold) Ref() Ref { return Ref{Kind: h.Kind, Name: h.Name} }
 
 // HoldDigest is what a hold compares: a digest of the object m writes, its secret
-// included, without its version and, for a Service's backend, without its endpoints,
-// which follow the cluster's Pods whatever is held; "" for a delete. The endpoints of a
-// backend that a Gateway API rule owns (Source.Object a route kind) carry the weights of
-// its backendRefs, which are the route's to say: they count. Lists that are empty and lists
-// that are missing digest alike, as the store's encoding may turn one into the other.
+// included, without its version and, for a backend, without its endpoints, which follow
+// the cluster's Pods whatever is held; "" for a delete. The backend that a Gateway API
+// rule of several backendRefs owns digests by its Split, the route's weights, without the
+// errorWeight that the number of endpoints scales; one written before backends recorded
+// their split keeps its endpoints, whose weights are all that says what it splits. Lists
+// that are empty and lists that are missing digest alike, as the store's encoding may
+// turn one into the other.
 func HoldDigest(m Mutation) string {
 	k, ok := KindNamed(m.Kind)
 	if m.Delete || !ok || !k.carried(&m) {
 		return ""
 	}
-	if m.Kind == KindBackend && m.Backend.Source.Object == "" {
+	if m.Kind == KindBackend {
 		b := *m.Backend
-		b.Endpoints = nil
+		switch {
+		case b.Split != nil:
+			b.Endpoints, b.ErrorWeight = nil, 0
+		case b.Source.Object == "":
+			b.Endpoints = nil
+		}
 		m.Backend = &b
 	}
 	body, secret := k.Encode(m)

@@ -36,7 +36,26 @@ func TestHoldDigest(t *testing.T) {
 		return HoldDigest(Mutation{Kind: KindBackend, Name: "r", Backend: b})
 	}
 	if routeRule(1000) == routeRule(0) {
-		t.Error("the weights of a route rule's own backend do not change its digest")
+		t.Error("the weights of a route rule's own backend, written before splits, do not change its digest")
+	}
+	// A rule's backend with its split: the split is the route's, the endpoints the Pods'.
+	split := func(web, canary, unresolved int, eps []Endpoint, errorWeight int) string {
+		b := &Backend{Name: "r", Endpoints: eps, ErrorWeight: errorWeight,
+			Split:  &Split{Parts: []SplitPart{{"shop", "web", 80, web}, {"shop", "canary", 80, canary}}, UnresolvedWeight: unresolved},
+			Source: Source{Kind: SourceKubernetes, Object: ObjectHTTPRoute}}
+		return HoldDigest(Mutation{Kind: KindBackend, Name: "r", Backend: b})
+	}
+	pods := []Endpoint{{Address: "10.0.0.1", Port: 80, Weight: 1000}, {Address: "10.0.0.2", Port: 80, Weight: 111}}
+	moved := []Endpoint{{Address: "10.0.0.3", Port: 80, Weight: 500}, {Address: "10.0.0.4", Port: 80, Weight: 500}, {Address: "10.0.0.2", Port: 80, Weight: 111}}
+	splitBase := split(90, 10, 5, pods, 56)
+	if got := split(90, 10, 5, moved, 111); got != splitBase {
+		t.Error("a rule's backend digests unlike itself when only its Pods moved (endpoints and the share answered 500 they scale)")
+	}
+	if got := split(10, 90, 5, pods, 56); got == splitBase {
+		t.Error("a rule's backend digests alike with the route's weights switched")
+	}
+	if got := split(90, 10, 0, pods, 0); got == splitBase {
+		t.Error("a rule's backend digests alike without its unresolved backendRef")
 	}
 	if be(80, RoundRobin) == be(80, EWMA) {
 		t.Error("a backend's balancing does not change its digest")

@@ -3,7 +3,8 @@ package api
 import "reflect"
 
 // OnlyPodsMoved reports whether the only change from running to head is to the endpoints
-// of the backends of Kubernetes Services: their Pods moved, as in a rollout. Those
+// of the backends of Kubernetes Services, and of the backends of Gateway API rules that
+// split among them as before (the same Split): their Pods moved, as in a rollout. Those
 // endpoints follow the cluster. A rollback of them would point the proxy at Pods that are
 // gone or going, and the cluster's next EndpointSlice change would bring them back, so the
 // automatic rollback leaves such a revision alone.
@@ -25,13 +26,21 @@ func OnlyPodsMoved(running, head *State) bool {
 		if r.Version == b.Version {
 			continue
 		}
-		// A Gateway API rule's own backend (Source.Object a route kind) weighs its
-		// endpoints by the route's backendRefs: a change of them is the route's.
-		if r.Source.Kind != SourceKubernetes || b.Source.Kind != SourceKubernetes || r.Source.Object != "" || b.Source.Object != "" {
+		if r.Source.Kind != SourceKubernetes || b.Source.Kind != SourceKubernetes {
 			return false
 		}
 		x, y := *r, *b
 		x.Version, y.Version, x.Endpoints, y.Endpoints = 0, 0, nil, nil
+		switch {
+		case x.Split != nil && y.Split != nil:
+			// A Gateway API rule's own backend: the route's weights are its Split, and the
+			// share answered 500 scales with the number of endpoints.
+			x.ErrorWeight, y.ErrorWeight = 0, 0
+		case x.Source.Object != "" || y.Source.Object != "":
+			// A rule's backend without a Split weighs its endpoints by weights known
+			// nowhere else: a change of them may be the route's.
+			return false
+		}
 		if !reflect.DeepEqual(x, y) {
 			return false
 		}

@@ -3,6 +3,7 @@ package reconciler
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"sync"
@@ -66,7 +67,8 @@ type lastSync struct {
 }
 
 // endpointsOnly is the translation of prev with the endpoints of the dirty Services'
-// backends read again, and the names of the backends it gave new endpoints; nil when that
+// backends read again, and the names of the backends it gave new endpoints (or, a route
+// rule's own backend, a new split or errorWeight); nil when that
 // might differ from what Translate gives, and a full translation is needed. An EndpointSlice
 // feeds nothing but its Service's endpoints, so on a large cluster this is most syncs,
 // at the cost of the few Ingresses and Gateway API routes that route to those Services
@@ -120,23 +122,29 @@ func (c *cluster) endpointsOnly(controller string, allowExternalName bool, prev 
 			}
 		}
 	}
-	report, ok, err := c.routeBackends(prev, dirty, edited, snap, fresh)
+	ports := maps.Clone(prev.refPorts)
+	if ports == nil {
+		ports = map[refPort][]api.Endpoint{}
+	}
+	report, ok, err := c.routeBackends(prev, dirty, edited, snap, fresh, ports)
 	if !ok || err != nil {
 		return nil, nil, err
 	}
 	next := *prev
-	next.Gateway = report
+	next.Gateway, next.refPorts = report, ports
 	next.Backends = maps.Clone(prev.Backends)
 	next.Claims, next.Releases = nil, nil
 	var changed []string
 	for name, b := range fresh {
 		cur := next.Backends[name]
-		if cur == nil || slices.Equal(cur.Endpoints, b.Endpoints) {
+		if cur == nil || slices.Equal(cur.Endpoints, b.Endpoints) && reflect.DeepEqual(cur.Split, b.Split) && cur.ErrorWeight == b.ErrorWeight {
 			continue
 		}
-		// The backend may be a cached plan's or a canary's split: change a copy.
+		// The backend may be a cached plan's or a canary's split: change a copy. A route
+		// rule's own backend takes its Split and errorWeight too, which an edit of the
+		// weights changes (all of them to 0 or from it: every request answered 500 or none).
 		nb := *cur
-		nb.Endpoints = b.Endpoints
+		nb.Endpoints, nb.Split, nb.ErrorWeight = b.Endpoints, b.Split, b.ErrorWeight
 		next.Backends[name] = &nb
 		changed = append(changed, name)
 	}

@@ -126,6 +126,12 @@ func (gp *gatewayPlan) ruleBackend(rp *routePlan, rule int, refs []weightedRef, 
 	var like *api.Backend
 	for _, r := range refs {
 		name := gp.serviceBackend(rp, r.ref, protocol)
+		var part api.SplitPart
+		if name != "" {
+			part = api.SplitPart{Namespace: refNamespace(r.ref.Namespace, rp.meta.Namespace), Service: string(r.ref.Name),
+				Port: int(*r.ref.Port), Weight: int(r.weight)}
+			rp.recordPort(part, rp.backends[name])
+		}
 		switch {
 		case name == "":
 			failing += r.weight
@@ -134,7 +140,7 @@ func (gp *gatewayPlan) ruleBackend(rp *routePlan, rule int, refs []weightedRef, 
 				like = rp.backends[name]
 			}
 		default:
-			parts = append(parts, weightedPart{b: rp.backends[name], weight: r.weight})
+			parts = append(parts, weightedPart{b: rp.backends[name], part: part})
 		}
 	}
 	if len(refs) == 1 {

@@ -16,7 +16,8 @@ import (
 
 // routeBackends adds to fresh the backends, with their endpoints read again, of the
 // Gateway API routes that route to the dirty Services or were edited, each route planned
-// again on its own (endpointsOnly's part for routes), and returns the report of the
+// again on its own (endpointsOnly's part for routes), and to ports the endpoints of the
+// Service ports their backendRefs resolve to, and returns the report of the
 // routes with the edited ones at their new generation. It reports false when that might
 // differ from what a full translation gives: such a route of the last translation was not
 // applied whole (refused, a rule left out, a reference not resolved), one of the dirty
@@ -25,7 +26,7 @@ import (
 // more or less). A route that routes to a dirty Service and that the last
 // translation did not know is not restyplane's, or its own change is still on its way;
 // either way none of its backends is in the head.
-func (c *cluster) routeBackends(prev *Translation, dirty, edited map[string]bool, snap *Snapshot, fresh map[string]*api.Backend) (*GatewayReport, bool, error) {
+func (c *cluster) routeBackends(prev *Translation, dirty, edited map[string]bool, snap *Snapshot, fresh map[string]*api.Backend, ports map[refPort][]api.Endpoint) (*GatewayReport, bool, error) {
 	g := c.gateway.Load()
 	if g == nil {
 		return prev.Gateway, len(edited) == 0, nil
@@ -104,6 +105,7 @@ func (c *cluster) routeBackends(prev *Translation, dirty, edited map[string]bool
 		for name, b := range rp.backends {
 			fresh[name] = b
 		}
+		maps.Copy(ports, rp.refPorts)
 	}
 	return report, true, nil
 }

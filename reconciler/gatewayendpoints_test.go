@@ -205,3 +205,43 @@ func TestGatewayEndpointSliceOnlySyncKeepsBackendTLS(t *testing.T) {
 		t.Fatalf("stats after the endpoint change: %+v (before %+v)", s, before)
 	}
 }
+
+// TestGatewayWeightEditSyncsTheShareAnswered500: a rule whose every weight is 0 answers
+// every request 500 (its backend's errorWeight, all of it); an edit of the weights from or
+// to that, taken by an endpoint sync, writes the errorWeight with the endpoints. Before,
+// the endpoint sync wrote the endpoints alone: weights from 0 to 10/10 kept half the
+// requests answered 500, and back to 0 left a backend of no endpoints and no share
+// answered 500.
+func TestGatewayWeightEditSyncsTheShareAnswered500(t *testing.T) {
+	f := newSplitFixture(t, 0, 0)
+	errorWeight := func() int {
+		if b := f.rule(); b != nil {
+			return b.ErrorWeight
+		}
+		return -1
+	}
+	waitFor(t, 10*time.Second, "shop's rule answering every request 500", func() bool { return errorWeight() == api.MaxWeight })
+	rest(t, f.r)
+
+	syncs := f.r.Stats()
+	f.setWeights(t, 10, 10)
+	waitFor(t, 10*time.Second, "shop split 10/10", func() bool { return f.weighed() == "10.2.0.2:8080=1000 10.2.0.3:8080=1000" })
+	rest(t, f.r)
+	if s := f.r.Stats(); s.EndpointSyncs == syncs.EndpointSyncs || s.Errors != 0 {
+		t.Fatalf("stats after the weight edit: %+v, want an endpoint sync and no error (before: %+v)", s, syncs)
+	}
+	if got := errorWeight(); got != 0 {
+		t.Errorf("shop's rule errorWeight at 10/10 = %d, want 0", got)
+	}
+
+	syncs = f.r.Stats()
+	f.setWeights(t, 0, 0)
+	waitFor(t, 10*time.Second, "shop split 0/0", func() bool { return f.weighed() == "" })
+	rest(t, f.r)
+	if s := f.r.Stats(); s.EndpointSyncs == syncs.EndpointSyncs || s.Errors != 0 {
+		t.Fatalf("stats after the weight edit to 0: %+v, want an endpoint sync and no error (before: %+v)", s, syncs)
+	}
+	if got := errorWeight(); got != api.MaxWeight {
+		t.Errorf("shop's rule errorWeight at 0/0 = %d, want %d", got, api.MaxWeight)
+	}
+}

@@ -28,6 +28,9 @@ type routePlan struct {
 	cas map[string]*api.CACertificate
 	// services are the Services ("namespace/name") its backendRefs resolve to.
 	services map[string]bool
+	// refPorts are the endpoints of the Service ports its backendRefs resolve to, which
+	// a held rule's backend follows (followSplit).
+	refPorts map[refPort][]api.Endpoint
 	// refsReason and refsMsg are the ResolvedRefs condition's when a reference is not
 	// resolved ("" when all are).
 	refsReason, refsMsg string

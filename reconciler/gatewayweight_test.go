@@ -28,15 +28,16 @@ func TestGatewayWeightMovesKeepLocations(t *testing.T) {
 		weights  []int32
 		want     string // the split's endpoints and error weight
 		resolved string // the route's ResolvedRefs condition
+		split    string // the split the weighted backend records
 	}{
-		{"both weigh", []string{"web", "canary"}, []int32{10, 10}, "10.0.0.1=1000 10.0.0.2=1000 error=0", "True/ResolvedRefs"},
-		{"canary 0", []string{"web", "canary"}, []int32{10, 0}, "10.0.0.1=1000 error=0", "True/ResolvedRefs"},
-		{"web 0", []string{"web", "canary"}, []int32{0, 10}, "10.0.0.2=1000 error=0", "True/ResolvedRefs"},
-		{"all 0", []string{"web", "canary"}, []int32{0, 0}, "error=1000", "True/ResolvedRefs"},
-		{"missing weighs", []string{"web", "missing"}, []int32{10, 10}, "10.0.0.1=1000 error=1000", "False/BackendNotFound"},
-		{"missing 0", []string{"web", "missing"}, []int32{10, 0}, "10.0.0.1=1000 error=0", "False/BackendNotFound"},
-		{"web 0 beside missing", []string{"web", "missing"}, []int32{0, 10}, "error=1000", "False/BackendNotFound"},
-		{"none resolves", []string{"ghost", "missing"}, []int32{1, 1}, "error=1000", "False/BackendNotFound"},
+		{"both weigh", []string{"web", "canary"}, []int32{10, 10}, "10.0.0.1=1000 10.0.0.2=1000 error=0", "True/ResolvedRefs", "app/web:80=10 app/canary:80=10 unresolved=0"},
+		{"canary 0", []string{"web", "canary"}, []int32{10, 0}, "10.0.0.1=1000 error=0", "True/ResolvedRefs", "app/web:80=10 unresolved=0"},
+		{"web 0", []string{"web", "canary"}, []int32{0, 10}, "10.0.0.2=1000 error=0", "True/ResolvedRefs", "app/canary:80=10 unresolved=0"},
+		{"all 0", []string{"web", "canary"}, []int32{0, 0}, "error=1000", "True/ResolvedRefs", "unresolved=0"},
+		{"missing weighs", []string{"web", "missing"}, []int32{10, 10}, "10.0.0.1=1000 error=1000", "False/BackendNotFound", "app/web:80=10 unresolved=10"},
+		{"missing 0", []string{"web", "missing"}, []int32{10, 0}, "10.0.0.1=1000 error=0", "False/BackendNotFound", "app/web:80=10 unresolved=0"},
+		{"web 0 beside missing", []string{"web", "missing"}, []int32{0, 10}, "error=1000", "False/BackendNotFound", "unresolved=10"},
+		{"none resolves", []string{"ghost", "missing"}, []int32{1, 1}, "error=1000", "False/BackendNotFound", "unresolved=2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := append(gatewayBase(), serviceWith("app", "web", "10.0.0.1")...)
@@ -63,6 +64,9 @@ func TestGatewayWeightMovesKeepLocations(t *testing.T) {
 			}
 			if got := strings.TrimSpace(fmt.Sprintf("%s error=%d", strings.Join(eps, " "), b.ErrorWeight)); got != tc.want {
 				t.Errorf("weighted backend = %s, want %s", got, tc.want)
+			}
+			if got := splitOf(b); got != tc.split {
+				t.Errorf("weighted backend's split = %s, want %s", got, tc.split)
 			}
 			if b.Protocol != "" && b.Protocol != api.ProtocolHTTP {
 				t.Errorf("weighted backend protocol = %q, want plain HTTP", b.Protocol)
@@ -145,4 +149,17 @@ func TestGatewayGRPCWeightMovesKeepLocations(t *testing.T) {
 			t.Errorf("%s: weighted backend = %s, protocol %q; want %s, grpc", what, got, b.Protocol, tc.want)
 		}
 	}
+}
+
+// splitOf spells the split of a weighted backend: "app/web:80=10 app/canary:80=10
+// unresolved=0".
+func splitOf(b *api.Backend) string {
+	if b.Split == nil {
+		return "<no split>"
+	}
+	var s []string
+	for _, p := range b.Split.Parts {
+		s = append(s, fmt.Sprintf("%s/%s:%d=%d", p.Namespace, p.Service, p.Port, p.Weight))
+	}
+	return strings.Join(append(s, fmt.Sprintf("unresolved=%d", b.Split.UnresolvedWeight)), " ")
 }

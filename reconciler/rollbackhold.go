@@ -89,24 +89,37 @@ func sortHolds(t *Translation, head *api.State, holds map[api.Ref]api.Hold, now 
 
 // followEndpoints returns the write that gives held backend ref the endpoints of what the
 // cluster asks for or, when nothing names it any more, of its Service (follow), keeping
-// the rest as the rollback left it; false when its endpoints are those already.
+// the rest as the rollback left it; false when its endpoints are those already. A held
+// backend of a Gateway API rule gets its parts' endpoints, weighed as its Split says
+// (followSplit).
 func followEndpoints(t *Translation, head *api.State, ref api.Ref, follow func(string) ([]api.Endpoint, bool)) (api.Mutation, bool) {
 	cur := head.Backends[ref.Name]
-	if ref.Kind != api.KindBackend || cur == nil || cur.Source.Object != "" {
-		// A route rule's own backend weighs its endpoints by the route: they are held too.
-		return api.Mutation{}, false
-	}
-	var eps []api.Endpoint
-	if want, ok := desired(t, ref); ok {
-		eps = want.Backend.Endpoints
-	} else if eps, ok = follow(ref.Name); !ok {
-		return api.Mutation{}, false
-	}
-	if slices.Equal(cur.Endpoints, eps) {
+	if ref.Kind != api.KindBackend || cur == nil {
 		return api.Mutation{}, false
 	}
 	b := *cur
-	b.Version, b.Endpoints = 0, eps
+	b.Version = 0
+	switch {
+	case cur.Split != nil:
+		fresh, ok := followSplit(t, cur, follow)
+		if !ok {
+			return api.Mutation{}, false
+		}
+		b.Endpoints, b.ErrorWeight = fresh.Endpoints, fresh.ErrorWeight
+	case cur.Source.Object != "":
+		// A rule's backend written before backends recorded their split: its weights
+		// are in its endpoints alone, which are held with them.
+		return api.Mutation{}, false
+	default:
+		if want, ok := desired(t, ref); ok {
+			b.Endpoints = want.Backend.Endpoints
+		} else if b.Endpoints, ok = follow(ref.Name); !ok {
+			return api.Mutation{}, false
+		}
+	}
+	if slices.Equal(cur.Endpoints, b.Endpoints) && cur.ErrorWeight == b.ErrorWeight {
+		return api.Mutation{}, false
+	}
 	return api.Mutation{Kind: api.KindBackend, Name: ref.Name, Backend: &b}, true
 }
 

@@ -1,8 +1,12 @@
 package reconciler
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/restyplane/restyplane/api"
 )
@@ -114,8 +118,9 @@ func TestHoldBackDeletesAnOrphanOnce(t *testing.T) {
 	}
 }
 
-// TestHoldBackKeepsARouteRulesWeights: a backend that a Gateway API rule owns weighs its
-// endpoints by the route's backendRefs; held, it keeps the rollback's weights.
+// TestHoldBackKeepsARouteRulesWeights: a backend that a Gateway API rule owns, written
+// before backends recorded their split, has the route's weights in its endpoints alone;
+// held, it keeps them as the rollback left them.
 func TestHoldBackKeepsARouteRulesWeights(t *testing.T) {
 	rule := func(w1, w2 int) *api.Backend {
 		b := k8sBackend("rule")
@@ -158,5 +163,85 @@ func TestHoldBackLetsAnExpiringCertificateGo(t *testing.T) {
 		if _, ok := held[ref]; ok != c.held || c.held == (len(release) > 0) || c.held == (len(out) > 0) {
 			t.Errorf("%s: out %d mutations, release %v, held %v; want held %v", c.name, len(out), release, held, c.held)
 		}
+	}
+}
+
+// TestHoldBackFollowsASplitsPods: a held backend of a Gateway API rule keeps the weights
+// its split says and takes its Service ports' endpoints as they are now: as a route's
+// backendRef resolves them, or, for a port no route names any more, as its backend has
+// them (follow). When a port has neither, it keeps what it has.
+func TestHoldBackFollowsASplitsPods(t *testing.T) {
+	src := api.Source{Kind: api.SourceKubernetes, Object: api.ObjectHTTPRoute, Namespace: "ns", Name: "shop"}
+	endpoints := func(addrs ...string) []api.Endpoint {
+		var eps []api.Endpoint
+		for _, a := range addrs {
+			eps = append(eps, api.Endpoint{Address: a, Port: 80, Weight: 1})
+		}
+		return eps
+	}
+	web, canary := refPort{"ns", "web", 80}, refPort{"ns", "canary", 80}
+	rule := func(ports map[refPort][]api.Endpoint, wWeb, wCanary int) *api.Backend {
+		return weightedBackend("rule", src, []weightedPart{
+			{b: &api.Backend{Endpoints: ports[web]}, part: api.SplitPart{Namespace: "ns", Service: "web", Port: 80, Weight: wWeb}},
+			{b: &api.Backend{Endpoints: ports[canary]}, part: api.SplitPart{Namespace: "ns", Service: "canary", Port: 80, Weight: wCanary}},
+		}, 0, &api.Backend{})
+	}
+	ref := api.Ref{Kind: api.KindBackend, Name: "rule"}
+	// The rollback left 90/10 on the Pods of then; the cluster asks for 10/90 on those of now.
+	then := map[refPort][]api.Endpoint{web: endpoints("10.0.0.1"), canary: endpoints("10.0.0.2")}
+	head := api.NewState()
+	head.Backends["rule"] = rule(then, 90, 10)
+	head.Backends["rule"].Version = 5
+	tr := &Translation{refPorts: map[refPort][]api.Endpoint{web: endpoints("10.0.1.1", "10.0.1.2"), canary: endpoints("10.0.0.2")}}
+	tr.Backends = map[string]*api.Backend{"rule": rule(tr.refPorts, 10, 90)}
+	holds := map[api.Ref]api.Hold{ref: {Kind: api.KindBackend, Name: "rule", Revision: 3,
+		Rejected: api.HoldDigest(api.Mutation{Kind: api.KindBackend, Name: "rule", Backend: rule(then, 10, 90)})}}
+	weights := func(b *api.Backend) string {
+		var s []string
+		for _, e := range b.Endpoints {
+			s = append(s, fmt.Sprintf("%s=%d", e.Address, e.Weight))
+		}
+		return strings.Join(s, " ")
+	}
+	written := func(out []api.Mutation) *api.Backend {
+		for _, m := range out {
+			if m.Ref() == ref {
+				return m.Backend
+			}
+		}
+		return nil
+	}
+
+	out, release, held := holdBack(tr, head, mutations(tr, head), holds, noFollow)
+	if len(release) != 0 || len(held) != 1 {
+		t.Fatalf("release %v, held %v: want the rule's backend held though its Pods moved", release, held)
+	}
+	b := written(out)
+	if b == nil {
+		t.Fatalf("out %+v: want the held rule's backend on web's new Pods", out)
+	}
+	// web weighs 90 over 2 endpoints, canary 10 over 1: 45 and 10, scaled to 1000.
+	if got, want := weights(b), "10.0.0.2=222 10.0.1.1=1000 10.0.1.2=1000"; got != want {
+		t.Errorf("held rule's endpoints = %s, want %s", got, want)
+	}
+	if d := cmp.Diff(head.Backends["rule"].Split, b.Split); d != "" {
+		t.Errorf("held rule's split (-held +written):\n%s", d)
+	}
+
+	// No route names web any more: its backend's endpoints, through follow.
+	delete(tr.refPorts, web)
+	follow := func(name string) ([]api.Endpoint, bool) {
+		if name != "k8s.ns.web.80" {
+			return nil, false
+		}
+		return endpoints("10.0.2.1"), true
+	}
+	out, _, _ = holdBack(tr, head, mutations(tr, head), holds, follow)
+	if b := written(out); b == nil || weights(b) != "10.0.0.2=111 10.0.2.1=1000" {
+		t.Errorf("held rule's backend with web followed = %+v, want 10.0.0.2=111 10.0.2.1=1000", b)
+	}
+	out, _, _ = holdBack(tr, head, mutations(tr, head), holds, noFollow)
+	if b := written(out); b != nil {
+		t.Errorf("held rule's backend without web's endpoints written as %+v, want it kept", b)
 	}
 }

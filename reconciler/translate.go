@@ -30,6 +30,9 @@ type Translation struct {
 	Gateway *GatewayReport
 	// gw is the plan the routes were translated by, for endpointsOnly's comparisons.
 	gw *gatewayPlan
+	// refPorts are the endpoints of the Service ports the routes' backendRefs resolve
+	// to, which a held rule's backend follows (followSplit).
+	refPorts map[refPort][]api.Endpoint
 }
 
 // Translate turns the snapshot into backends, servers and certificates. It is a pure
@@ -170,6 +173,6 @@ func Translate(snap *Snapshot, head *api.State) *Translation {
 			rep.warn(ReasonSkipped, "not applied: the Ingress routes no path to a Service")
 		}
 	}
-	t.Gateway, t.gw = gw.report(), gw
+	t.Gateway, t.gw, t.refPorts = gw.report(), gw, gw.refPorts()
 	return t
 }

@@ -148,7 +148,9 @@ func (s *core) checkNoRollbackAfter(meta api.Meta) error {
 
 // holdsOf returns the holds rollback rev makes: one for each object it takes back from
 // content Kubernetes wrote, or makes again after Kubernetes deleted it. A backend whose
-// rollback moves its endpoints alone is not held: endpoints follow the cluster's Pods.
+// rollback moves its endpoints alone is not held (nor a Gateway API rule's backend whose
+// split stays, its share answered 500 aside, which the endpoints scale): endpoints follow
+// the cluster's Pods.
 func holdsOf(head *api.State, changes []pending, rev int64, now time.Time) []api.Hold {
 	var out []api.Hold
 	for _, p := range changes {

@@ -245,3 +245,51 @@ func revisionCount(t *testing.T, s *Store) int64 {
 	}
 	return n
 }
+
+// TestRollbackHoldsARulesSplitNotItsPods: a rollback that only moves the Pods of a
+// Gateway API rule's backend (its endpoints, and the share answered 500 they scale) holds
+// nothing, as for a Service's backend: the next sync writes the Pods there are. One that
+// takes the rule's weights back holds it, with the digest of the undone split.
+func TestRollbackHoldsARulesSplitNotItsPods(t *testing.T) {
+	s := mustOpen(t)
+	ctx := context.Background()
+	rule := func(web, canary int, errorWeight int, addrs ...string) api.Mutation {
+		b := &api.Backend{Name: "k8s.httproute.shop.web.rule0", ErrorWeight: errorWeight,
+			Split: &api.Split{Parts: []api.SplitPart{{Namespace: "shop", Service: "web", Port: 80, Weight: web},
+				{Namespace: "shop", Service: "canary", Port: 80, Weight: canary}}, UnresolvedWeight: 5},
+			Source: api.Source{Kind: api.SourceKubernetes, Object: api.ObjectHTTPRoute, Namespace: "shop", Name: "web"}}
+		for _, a := range addrs {
+			b.Endpoints = append(b.Endpoints, api.Endpoint{Address: a, Port: 8080})
+		}
+		return api.Mutation{Kind: api.KindBackend, Backend: b}
+	}
+	k8s := api.Meta{Actor: api.ActorKubernetes, Source: api.SourceKubernetes, Message: "sync"}
+	sync := func(m api.Mutation) int64 {
+		t.Helper()
+		res, err := s.Write(ctx, k8s, []api.Mutation{m})
+		if err != nil {
+			t.Fatalf("kubernetes write: %v", err)
+		}
+		return res.Revision.ID
+	}
+	good := sync(rule(90, 10, 56, "10.0.0.1", "10.0.0.2"))
+	sync(rule(90, 10, 111, "10.0.0.3", "10.0.0.4", "10.0.0.2")) // a's Pods moved, and scaled
+	if _, err := s.Rollback(ctx, meta("bad deploy"), good); err != nil {
+		t.Fatal(err)
+	}
+	if holds := s.Holds(); len(holds) != 0 {
+		t.Fatalf("holds after a rollback of Pods alone = %v, want none", holds)
+	}
+
+	before := sync(rule(90, 10, 56, "10.0.0.5", "10.0.0.2"))
+	switched := sync(rule(10, 90, 56, "10.0.0.5", "10.0.0.2"))
+	res, err := s.Rollback(ctx, meta("bad weights"), before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := api.Ref{Kind: api.KindBackend, Name: "k8s.httproute.shop.web.rule0"}
+	h, ok := s.Holds()[ref]
+	if want := digestOf(t, s, switched, ref.Kind, ref.Name); !ok || h.Rejected != want || h.Revision != res.Revision.ID {
+		t.Fatalf("hold on the rule's backend = %+v (%v), want rejected %q by revision %d", h, ok, want, res.Revision.ID)
+	}
+}

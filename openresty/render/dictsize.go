@@ -30,6 +30,8 @@ const (
 	affinityOverhead = 192
 	// endpointBytes bounds one encoded endpoint besides its address.
 	endpointBytes = 96
+	// splitPartOverhead bounds the JSON keys, port and weight of one part of a split.
+	splitPartOverhead = 80
 )
 
 // SizeDicts sizes the dicts for backends and certificates: each object is stored twice
@@ -68,6 +70,11 @@ func backendBytes(name string, b *api.Backend) int {
 	}
 	if c := b.Canary; c != nil {
 		n += len(c.Backend) + len(c.Header) + len(c.HeaderValue) + len(c.Cookie)
+	}
+	if s := b.Split; s != nil {
+		for _, p := range s.Parts {
+			n += splitPartOverhead + len(p.Namespace) + len(p.Service)
+		}
 	}
 	for _, e := range b.Endpoints {
 		addrs := 1

@@ -74,3 +74,25 @@ func TestSizeDictsHasAFloorStepsAndHeadroom(t *testing.T) {
 }
 
 func got(d render.DictSizes) int { return d.Certificates }
+
+// TestSizeDictsCountsSplits: the split of a Gateway API rule's backend is stored with it
+// (the Lua side stores a backend's whole JSON), and counts as its endpoints do.
+func TestSizeDictsCountsSplits(t *testing.T) {
+	backends := map[string]*api.Backend{}
+	encoded := 0
+	for i := 0; i < 2000; i++ {
+		name := fmt.Sprintf("k8s.httproute.shop.web-%04d.rule0", i)
+		b := &api.Backend{Name: name, Endpoints: []api.Endpoint{{Address: "10.0.0.1", Port: 8080}, {Address: "10.0.0.2", Port: 8080}},
+			Split: &api.Split{UnresolvedWeight: api.MaxSplitWeight}}
+		for p := 0; p < api.MaxSplitParts; p++ {
+			b.Split.Parts = append(b.Split.Parts, api.SplitPart{Namespace: fmt.Sprintf("n%062d", p), Service: fmt.Sprintf("s%062d", p),
+				Port: 65535, Weight: api.MaxSplitWeight})
+		}
+		backends[name] = b
+		j, _ := json.Marshal(b)
+		encoded += len(j)
+	}
+	if got := render.SizeDicts(backends, nil).Backends << 20; got < 4*encoded {
+		t.Errorf("dict of %d bytes for %d bytes of JSON: want at least 4 times", got, encoded)
+	}
+}
