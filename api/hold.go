@@ -37,9 +37,10 @@ func (h Hold) Ref() Ref { return Ref{Kind: h.Kind, Name: h.Name} }
 // the cluster's Pods whatever is held; "" for a delete. The backend that a Gateway API
 // rule of several backendRefs owns digests by its Split, the route's weights, without the
 // errorWeight that the number of endpoints scales; one written before backends recorded
-// their split keeps its endpoints, whose weights are all that says what it splits. Lists
-// that are empty and lists that are missing digest alike, as the store's encoding may
-// turn one into the other.
+// their split keeps its endpoints, whose weights are all that says what it splits. The
+// owner's UID is left out: an object deleted and made again with the same spec (a forced
+// helm upgrade, a replace) asks for the same content. Lists that are empty and lists that
+// are missing digest alike, as the store's encoding may turn one into the other.
 func HoldDigest(m Mutation) string {
 	k, ok := KindNamed(m.Kind)
 	if m.Delete || !ok || !k.carried(&m) {
@@ -65,6 +66,11 @@ func HoldDigest(m Mutation) string {
 	d.UseNumber()
 	if err := d.Decode(&v); err != nil {
 		return ""
+	}
+	if obj, ok := v.(map[string]any); ok {
+		if src, ok := obj["source"].(map[string]any); ok {
+			delete(src, "uid") // the same spec, deleted and made again, is the same content
+		}
 	}
 	canon, _ := json.Marshal(dropEmpty(v))
 	sum := sha256.New()

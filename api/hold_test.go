@@ -23,6 +23,17 @@ func TestHoldDigest(t *testing.T) {
 	if got := srv(func(s *Server) { s.Locations[0].Backend = "b" }); got == base {
 		t.Error("another backend digests alike")
 	}
+	// An object deleted and made again with the same spec (helm --force, a replace) is the
+	// same content under a new UID: the cluster asks for what the rollback undid.
+	owned := func(uid, name string) string {
+		return srv(func(s *Server) { s.Source = Source{Kind: SourceKubernetes, Namespace: "shop", Name: name, UID: uid} })
+	}
+	if owned("uid-1", "web") != owned("uid-2", "web") {
+		t.Error("the owner's UID changes the digest")
+	}
+	if owned("uid-1", "web") == owned("uid-1", "cart") {
+		t.Error("another owner digests alike")
+	}
 	be := func(port int, lb string) string {
 		b := &Backend{Name: "a", LoadBalance: lb, Endpoints: []Endpoint{{Address: "10.0.0.1", Port: port}}}
 		return HoldDigest(Mutation{Kind: KindBackend, Name: "a", Backend: b})
