@@ -53,6 +53,19 @@ func TestHistoryListsHoldsAndReleasesThem(t *testing.T) {
 		t.Fatalf("GET /api/v1/holds = %d %+v, want the backend's hold alone", code, holds.Items)
 	}
 	b.noHorizontalScroll("history with a hold")
+
+	// Someone else released the backend's hold meanwhile, and no revision said so: the
+	// row is stale. Its Release says the hold is gone and takes the row away, no error.
+	rp.must("DELETE", "/api/v1/holds/backend/k8s.shop.a.80?message=released+from+the+API", nil)
+	backend := `[data-testid="hold-row"][data-kind="backend"]`
+	b.click(backend + ` [data-testid="hold-release"]`)
+	b.waitVisible(tid("hold-release-dialog"))
+	b.typeInto(tid("hold-release-dialog-reason"), "the fix is deployed")
+	b.click(tid("hold-release-dialog-confirm"))
+	b.waitFor("the stale row gone", fmt.Sprintf(`!document.querySelector(%s)`, js(backend)))
+	b.waitText(tid("status"), "backend k8s.shop.a.80 was no longer held")
+	b.waitFor("the release dialog closed", fmt.Sprintf(`!document.querySelector(%s) || document.querySelector(%s).hidden || !document.querySelector(%s).open`,
+		js(tid("hold-release-dialog")), js(tid("hold-release-dialog")), js(tid("hold-release-dialog"))))
 }
 
 // seedKubernetes writes into a fresh history in dir a server and its backend as the

@@ -64,7 +64,8 @@ export async function renderHistory(ctx) {
     api.get('/revisions', { limit: PAGE }, signal),
     api.get('/applies', { limit: 200 }, signal).catch(() => ({ items: [] })),
     api.get('/status', undefined, signal).catch(() => ({ applied: 0 })),
-    holds.refresh(),
+    // The holds are a panel of their own: the history shows without them.
+    holds.refresh().catch((err) => { if (err.name !== 'AbortError') ctx.notify.error(`Holds: ${err.message}`); }),
   ]);
   const applies = applyIndex(ap.items);
   const head = revs.head || 0;
@@ -90,7 +91,8 @@ export async function renderHistory(ctx) {
   let shown = head;
   const newer = async () => {
     // A rollback makes holds, and the reconciler ends one as it writes what the cluster
-    // asks for now: both come with a new revision.
+    // asks for now: both come with a new revision (a release with nothing to write does
+    // not, and Release of such a row says the hold is gone).
     await holds.refresh();
     const page = await api.get('/revisions', { limit: PAGE }, signal);
     const fresh = (page.items || []).filter((r) => r.id > shown);

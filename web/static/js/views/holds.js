@@ -51,10 +51,13 @@ async function release(ctx, x, refresh) {
     confirmLabel: 'Release',
     reasonHint: 'Say why: it is recorded in the audit log.',
     intro: h('p', null, `The reconciler then writes what the cluster asks for at its next sync: if that is still what revision #${x.revision} rolled back, it goes live again.`),
-    onConfirm: (reason) => ctx.api.request('DELETE', `/holds/${encodeURIComponent(x.kind)}/${encodeURIComponent(x.name)}`, { reason }),
+    // A hold released meanwhile (by the reconciler, which says so in no revision when it
+    // has nothing to write, or by another editor) is what was asked for: no error.
+    onConfirm: (reason) => ctx.api.request('DELETE', `/holds/${encodeURIComponent(x.kind)}/${encodeURIComponent(x.name)}`, { reason })
+      .catch((err) => { if (err.status === 404) return { gone: true }; throw err; }),
   });
   if (!res) return;
-  ctx.notify.ok(`Released ${x.kind} ${x.name}.`);
+  ctx.notify.ok(res.gone ? `${x.kind} ${x.name} was no longer held.` : `Released ${x.kind} ${x.name}.`);
   try {
     await refresh();
   } catch (err) {
