@@ -75,11 +75,14 @@ func (s *Server) releaseHold(w http.ResponseWriter, r *http.Request) error {
 	}
 	meta := api.Meta{Actor: tokenFrom(r.Context()).Name, Source: api.SourceAPI, Message: msg, Remote: remoteHost(r)}
 	n, err := s.history.ReleaseHolds(r.Context(), meta, []api.Ref{ref})
-	if err != nil {
-		return err
+	if err == nil && n == 0 {
+		err = api.Errorf(api.ENotFound, "no hold on %s %q", ref.Kind, ref.Name)
 	}
-	if n == 0 {
-		return api.Errorf(api.ENotFound, "no hold on %s %q", ref.Kind, ref.Name)
+	if err != nil {
+		// The store audits a release it makes; one refused is audited here, as a write's is.
+		s.audit(r, api.AuditEvent{Actor: meta.Actor, Action: api.AuditHoldRelease, Target: ref.Kind + "/" + ref.Name,
+			Outcome: "failure", Detail: api.ErrorCode(err) + ": " + api.ErrorMessage(err)})
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -100,4 +100,14 @@ func TestHoldsListedAndReleased(t *testing.T) {
 	if body.Error.Code != api.ENotFound {
 		t.Errorf("second release = %s, want a not_found error", res.body)
 	}
+	// A release that fails is audited as one, as every write's failure is.
+	e.must(http.StatusOK, req{method: "GET", path: "/api/v1/audit", token: e.editor}).into(t, &audit)
+	failed := false
+	for _, ev := range audit.Items {
+		failed = failed || ev.Action == api.AuditHoldRelease && ev.Outcome == "failure" &&
+			ev.Target == "server/k8s.shop.example.com" && strings.Contains(ev.Detail, api.ENotFound)
+	}
+	if !failed {
+		t.Errorf("no failed %s event in the audit log after the second release: %+v", api.AuditHoldRelease, audit.Items)
+	}
 }
