@@ -22,7 +22,19 @@ type routeEntry struct {
 	// namespace, whose hostname claims the route's hosts go under.
 	gw        *gatewayState
 	namespace string
+	// listeners are gw's listeners the route reaches the server through (with tls, or
+	// without): more than one when their hostnames overlap. What the location makes is
+	// theirs too (madeBy), so that a hold on it is told on them alone.
+	listeners []*listenerState
 	loc       api.Location
+}
+
+// viaKey keys the entries of one server, with TLS or without, in entries.
+func (e routeEntry) viaKey() string {
+	if e.tls != nil {
+		return e.server + " tls"
+	}
+	return e.server
 }
 
 // entries lists the route's locations on each server it reaches: through each listener
@@ -31,7 +43,9 @@ type routeEntry struct {
 // the host's server of the proxy's own plain-HTTP port, with its certificate.
 func (rp *routePlan) entries() []routeEntry {
 	var out []routeEntry
-	seen := map[string]bool{}
+	// via are the listeners of the first Gateway to reach each server (viaKey); a
+	// server reached again through another Gateway stays the first's, as its entries do.
+	via := map[string][]*listenerState{}
 	for _, ps := range rp.parents {
 		if ps.acceptReason != "" {
 			continue
@@ -53,20 +67,23 @@ func (rp *routePlan) entries() []routeEntry {
 				e.server = serverKey(h, e.address, e.port)
 				// A host reached through an HTTP and an HTTPS listener is one server, which
 				// the HTTPS listener's entries give its certificate.
-				seenKey := e.server
-				if e.tls != nil {
-					seenKey += " tls"
-				}
-				if seen[seenKey] {
+				k := e.viaKey()
+				if ls, seen := via[k]; seen {
+					if ls[0].gw == ps.gw {
+						via[k] = append(ls, l)
+					}
 					continue
 				}
-				seen[seenKey] = true
+				via[k] = []*listenerState{l}
 				for _, loc := range rp.locs {
 					e.loc = loc
 					out = append(out, e)
 				}
 			}
 		}
+	}
+	for i := range out {
+		out[i].listeners = via[out[i].viaKey()]
 	}
 	return out
 }

@@ -1,6 +1,8 @@
 package reconciler
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +48,13 @@ func TestGatewayHeldObjects(t *testing.T) {
 	}
 	if d := cmp.Diff(want, gws, cmp.Transformer("sort", func(refs []api.Ref) []api.Ref { return objectSet(toSet(refs)).sorted() })); d != "" {
 		t.Errorf("Gateways' objects (-want +got):\n%s", d)
+	}
+	// shop reaches its server through both of gw's listeners; the certificate and the
+	// catch-all are gw's own.
+	for _, l := range tr.Gateway.Gateways[0].Listeners {
+		if d := cmp.Diff(shopObjs, l.Objects); d != "" {
+			t.Errorf("gw's listener %s objects (-want +got):\n%s", l.Status.Name, d)
+		}
 	}
 	made := map[api.Ref]bool{}
 	for _, refs := range gws {
@@ -114,5 +123,54 @@ func TestHeldOf(t *testing.T) {
 		if names, revs := heldOf(c.refs, held); names != c.names || revs != c.revs {
 			t.Errorf("heldOf(%v) = %q, %q; want %q, %q", c.refs, names, revs, c.names, c.revs)
 		}
+	}
+}
+
+// TestHeldGateway: a hold on what routes make through one listener is told on that
+// listener alone while another is programmed; on the Gateway too once none is, or when
+// the held object is the Gateway's own (a certificate no listener's routes make).
+func TestHeldGateway(t *testing.T) {
+	ref := func(kind, n string) api.Ref { return api.Ref{Kind: kind, Name: n} }
+	shop, cart, cert := ref(api.KindServer, "shop"), ref(api.KindServer, "cart"), ref(api.KindCertificate, "cert")
+	g := GatewayStatusReport{Programmable: true, Objects: []api.Ref{cart, cert, shop}, Listeners: []ListenerReport{
+		{Programmable: true, Objects: []api.Ref{shop}},
+		{Programmable: true, Objects: []api.Ref{cart}},
+	}}
+	for _, c := range []struct {
+		name      string
+		held      []api.Ref
+		invalid   bool // the second listener is not Programmable
+		gateway   string
+		listeners [2]string
+	}{
+		{"nothing held", nil, false, "", [2]string{"", ""}},
+		{"one listener's", []api.Ref{shop}, false, "", [2]string{"server shop", ""}},
+		{"every listener's", []api.Ref{shop, cart}, false, "server cart, server shop", [2]string{"server shop", "server cart"}},
+		{"the other listener is not programmable", []api.Ref{shop}, true, "server shop", [2]string{"server shop", ""}},
+		{"the Gateway's own", []api.Ref{cert}, false, "certificate cert", [2]string{"", ""}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			held := map[api.Ref]api.Hold{}
+			for _, r := range c.held {
+				held[r] = api.Hold{Kind: r.Kind, Name: r.Name, Revision: 7}
+			}
+			in := g
+			in.Listeners = slices.Clone(g.Listeners)
+			in.Listeners[1].Programmable = !c.invalid
+			got := heldGateway(in, held)
+			says := func(what, msg, want string) {
+				t.Helper()
+				if want == "" && msg != "" || want != "" && !strings.Contains(msg, "holds "+want+" back") {
+					t.Errorf("%s Held = %q, want it to hold %q back", what, msg, want)
+				}
+			}
+			says("Gateway", got.Held, c.gateway)
+			for i, l := range got.Listeners {
+				says(fmt.Sprintf("listener %d", i), l.Held, c.listeners[i])
+			}
+			if in.Listeners[0].Held != "" {
+				t.Errorf("heldGateway changed the listeners it was given")
+			}
+		})
 	}
 }

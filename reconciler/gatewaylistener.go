@@ -28,6 +28,9 @@ type listenerState struct {
 	conflictReason, conflictMsg string
 	// attached counts the routes attached to the listener (status.attachedRoutes).
 	attached int32
+	// made are the objects its routes' locations through it make (madeBy), a part of
+	// its Gateway's.
+	made objectSet
 }
 
 // serves reports whether routes attached to the listener are served through it: it is

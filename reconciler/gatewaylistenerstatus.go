@@ -27,7 +27,7 @@ func (l *listenerState) report(gen int64) ListenerReport {
 		kinds = []gatewayv1.RouteGroupKind{}
 	}
 	r := ListenerReport{Status: gatewayv1.ListenerStatus{Name: l.spec.Name, SupportedKinds: kinds, AttachedRoutes: l.attached,
-		Conditions: []metav1.Condition{accepted, refs, conflicted}}, Programmable: l.serves()}
+		Conditions: []metav1.Condition{accepted, refs, conflicted}}, Programmable: l.serves(), Objects: l.made.sorted()}
 	if !r.Programmable {
 		for _, c := range []metav1.Condition{accepted, refs, conflicted} {
 			if (c.Type == string(gatewayv1.ListenerConditionConflicted)) == (c.Status == metav1.ConditionTrue) {

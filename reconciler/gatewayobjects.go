@@ -28,13 +28,16 @@ func (s objectSet) sorted() []api.Ref {
 	return slices.SortedFunc(maps.Keys(s), compareRefs)
 }
 
-// madeBy records what an applied location e of route rp makes, for the route and for
-// the Gateway it reaches the location through: the server it is in, and the backends and
-// CA bundles it uses.
+// madeBy records what an applied location e of route rp makes, for the route, for the
+// Gateway it reaches the location through and for the Gateway's listeners it reaches it
+// through: the server it is in, and the backends and CA bundles it uses.
 func madeBy(e routeEntry, rp *routePlan) {
 	add := func(kind, name string) {
 		rp.made.add(kind, name)
 		e.gw.made.add(kind, name)
+		for _, l := range e.listeners {
+			l.made.add(kind, name)
+		}
 	}
 	add(api.KindServer, gatewayServerName(e.host, e.address, e.port))
 	for _, n := range locationBackends(e.loc) {

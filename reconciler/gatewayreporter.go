@@ -151,11 +151,7 @@ func (p *gatewayReporter) tell(ctx context.Context, rep *GatewayReport, rev int6
 		}
 		pending = pending || (g.Programmable && !got.served)
 		if g.Held != "" {
-			// The proxy serves the rollback, not what the routes ask for, and will not
-			// until a route changes: Invalid, as Serving.of says of a rolled-back
-			// revision. Pending is the spec's word for a change on its way, which a
-			// hold is not.
-			got = programmed{reason: gatewayv1.GatewayReasonInvalid, msg: g.Held}
+			got = heldProgrammed(g.Held)
 		}
 		p.setGateway(ctx, g, got)
 	}
@@ -173,4 +169,13 @@ func (p *gatewayReporter) tell(ctx context.Context, rep *GatewayReport, rev int6
 		p.setPolicy(ctx, rep.Controller, r)
 	}
 	return pending
+}
+
+// heldProgrammed is what became of what a Gateway or listener serves while a rollback
+// holds some of it back (msg says which): the proxy serves the rollback, not what the
+// routes ask for, and will not until a route changes: Invalid, as Serving.of says of a
+// rolled-back revision. Pending is the spec's word for a change on its way, which a hold
+// is not.
+func heldProgrammed(msg string) programmed {
+	return programmed{reason: gatewayv1.GatewayReasonInvalid, msg: msg}
 }

@@ -51,7 +51,10 @@ type GatewayStatusReport struct {
 	Listeners []ListenerReport
 	// Objects are the objects the Gateway makes: its routes' servers and backends
 	// through it, its listeners' certificates. Held, when not "", says which of them
-	// rollbacks hold back (heldGatewayReport): the Gateway is not Programmed then.
+	// rollbacks hold back (heldGatewayReport): the Gateway and its listeners are not
+	// Programmed then. It is set when an object of the Gateway's own (one that no
+	// listener's routes make: a certificate, a catch-all without routes) is held, or
+	// when no listener is programmed for the holds; else the listeners' Held say it.
 	Objects []api.Ref
 	Held    string
 }
@@ -61,6 +64,11 @@ type ListenerReport struct {
 	Status       gatewayv1.ListenerStatus
 	Programmable bool
 	ProgramMsg   string
+	// Objects are the objects its routes make through it, a part of the Gateway's.
+	// Held, when not "", says which of them rollbacks hold back (heldGatewayReport):
+	// the listener is not Programmed then.
+	Objects []api.Ref
+	Held    string
 }
 
 // RouteReport is what a sync tells one route: its parents' status and its Events.

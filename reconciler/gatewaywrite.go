@@ -29,7 +29,8 @@ func (p *gatewayReporter) setClass(ctx context.Context, c ClassReport) {
 }
 
 // setGateway brings a Gateway's status to the report's; Programmed is true once the
-// proxy serves the revision that last changed what the Gateway serves (got).
+// proxy serves the revision that last changed what the Gateway serves (got), on the
+// Gateway and on each listener but one that a hold keeps back (its Held).
 func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport, got programmed) {
 	gw := g.Gateway
 	gwProgrammed := programCondition(gatewayv1.GatewayConditionProgrammed, g.Programmable, got, g.ProgramMsg, gw.Generation)
@@ -39,8 +40,12 @@ func (p *gatewayReporter) setGateway(ctx context.Context, g GatewayStatusReport,
 	want := gatewayv1.GatewayStatus{Addresses: statusAddresses(g.Address), Conditions: []metav1.Condition{g.Accepted, gwProgrammed}}
 	for _, l := range g.Listeners {
 		st := l.Status
+		lgot := got
+		if l.Held != "" {
+			lgot = heldProgrammed(l.Held) // its own routes' hold, which the Gateway's may not say
+		}
 		st.Conditions = append(append([]metav1.Condition(nil), st.Conditions...),
-			programCondition(gatewayv1.ListenerConditionProgrammed, l.Programmable, got, l.ProgramMsg, gw.Generation))
+			programCondition(gatewayv1.ListenerConditionProgrammed, l.Programmable, lgot, l.ProgramMsg, gw.Generation))
 		want.Listeners = append(want.Listeners, st)
 	}
 	key := "Gateway " + gw.Namespace + "/" + gw.Name + " " + string(gw.UID)
