@@ -38,10 +38,7 @@ func TestHistoryListsHoldsAndReleasesThem(t *testing.T) {
 		t.Fatalf("the server's hold row = %q, want its name and rollback #%d", got, rollback)
 	}
 
-	b.click(server + ` [data-testid="hold-release"]`)
-	b.waitVisible(tid("hold-release-dialog"))
-	b.typeInto(tid("hold-release-dialog-reason"), "the fix is deployed")
-	b.click(tid("hold-release-dialog-confirm"))
+	releaseRow(b, server)
 	b.waitFor("the server's hold gone", fmt.Sprintf(`!document.querySelector(%s)`, js(server)))
 	b.waitText(tid("status"), "Released server k8s.shop.example.com")
 	if n := b.count(tid("hold-row")); n != 1 {
@@ -58,14 +55,19 @@ func TestHistoryListsHoldsAndReleasesThem(t *testing.T) {
 	// row is stale. Its Release says the hold is gone and takes the row away, no error.
 	rp.must("DELETE", "/api/v1/holds/backend/k8s.shop.a.80?message=released+from+the+API", nil)
 	backend := `[data-testid="hold-row"][data-kind="backend"]`
-	b.click(backend + ` [data-testid="hold-release"]`)
-	b.waitVisible(tid("hold-release-dialog"))
-	b.typeInto(tid("hold-release-dialog-reason"), "the fix is deployed")
-	b.click(tid("hold-release-dialog-confirm"))
+	releaseRow(b, backend)
 	b.waitFor("the stale row gone", fmt.Sprintf(`!document.querySelector(%s)`, js(backend)))
 	b.waitText(tid("status"), "backend k8s.shop.a.80 was no longer held")
 	b.waitFor("the release dialog closed", fmt.Sprintf(`!document.querySelector(%s) || document.querySelector(%s).hidden || !document.querySelector(%s).open`,
 		js(tid("hold-release-dialog")), js(tid("hold-release-dialog")), js(tid("hold-release-dialog"))))
+}
+
+// releaseRow releases the hold of the row that row selects, through its dialog.
+func releaseRow(b *browser, row string) {
+	b.click(row + ` [data-testid="hold-release"]`)
+	b.waitVisible(tid("hold-release-dialog"))
+	b.typeInto(tid("hold-release-dialog-reason"), "the fix is deployed")
+	b.click(tid("hold-release-dialog-confirm"))
 }
 
 // seedKubernetes writes into a fresh history in dir a server and its backend as the
