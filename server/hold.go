@@ -51,11 +51,13 @@ func (s *Server) listHolds(w http.ResponseWriter, r *http.Request) error {
 //	@Param		name			path	string	true	"object name"
 //	@Param		message			query	string	false	"reason for the release"
 //	@Param		X-Change-Reason	header	string	false	"reason for the release"
+//	@Param		If-Match		header	string	false	"the revision of the rollback that made the hold, as an entity tag (\"42\"): a hold a newer rollback made since is not released (412)"
 //	@Success	204
 //	@Failure	400	{object}	ErrorResponse
 //	@Failure	401	{object}	ErrorResponse
 //	@Failure	403	{object}	ErrorResponse
 //	@Failure	404	{object}	ErrorResponse
+//	@Failure	412	{object}	ErrorResponse	"If-Match names another rollback than the one that made the hold"
 //	@Security	BearerAuth
 //	@Router		/api/v1/holds/{kind}/{name} [delete]
 func (s *Server) releaseHold(w http.ResponseWriter, r *http.Request) error {
@@ -73,7 +75,11 @@ func (s *Server) releaseHold(w http.ResponseWriter, r *http.Request) error {
 	if msg == "" {
 		msg = "released through the API"
 	}
-	meta := api.Meta{Actor: tokenFrom(r.Context()).Name, Source: api.SourceAPI, Message: msg, Remote: remoteHost(r)}
+	ifMatch, err := parseIfMatch(r)
+	if err != nil {
+		return err
+	}
+	meta := api.Meta{Actor: tokenFrom(r.Context()).Name, Source: api.SourceAPI, Message: msg, Remote: remoteHost(r), IfMatch: ifMatch}
 	n, err := s.history.ReleaseHolds(r.Context(), meta, []api.Ref{ref})
 	if err == nil && n == 0 {
 		err = api.Errorf(api.ENotFound, "no hold on %s %q", ref.Kind, ref.Name)

@@ -72,7 +72,16 @@ func TestHoldsListedAndReleased(t *testing.T) {
 	const path = "/api/v1/holds/server/k8s.shop.example.com"
 	e.must(http.StatusForbidden, req{method: "DELETE", path: path, token: e.viewer})
 	e.must(http.StatusBadRequest, req{method: "DELETE", path: "/api/v1/holds/widget/k8s.shop.example.com", token: e.editor})
-	e.must(http.StatusNoContent, req{method: "DELETE", path: path + "?message=the+fix+is+deployed", token: e.editor})
+	// If-Match names the rollback of the hold the editor saw (its revision is its ETag): a
+	// hold a newer rollback made since is not released in its place (RFC 9110 13.1.1).
+	older := `"` + strconv.FormatInt(rev-1, 10) + `"`
+	e.must(http.StatusPreconditionFailed, req{method: "DELETE", path: path, token: e.editor, header: map[string]string{"If-Match": older}})
+	e.must(http.StatusBadRequest, req{method: "DELETE", path: path, token: e.editor, header: map[string]string{"If-Match": "42"}})
+	if got := holds(); len(got) != 2 {
+		t.Fatalf("holds after refused releases = %+v, want both still", got)
+	}
+	e.must(http.StatusNoContent, req{method: "DELETE", path: path + "?message=the+fix+is+deployed", token: e.editor,
+		header: map[string]string{"If-Match": `"` + strconv.FormatInt(rev, 10) + `"`}})
 	if got := holds(); len(got) != 1 || got[0].Kind != api.KindBackend {
 		t.Fatalf("holds after the release = %+v, want the backend's alone", got)
 	}
@@ -83,9 +92,9 @@ func TestHoldsListedAndReleased(t *testing.T) {
 	e.must(http.StatusOK, req{method: "GET", path: "/api/v1/audit", token: e.editor}).into(t, &audit)
 	found := false
 	for _, ev := range audit.Items {
-		if ev.Action == api.AuditHoldRelease {
+		if ev.Action == api.AuditHoldRelease && ev.Outcome == "success" {
 			found = true
-			if ev.Actor != "editor-token" || ev.Target != "server/k8s.shop.example.com" || ev.Outcome != "success" ||
+			if ev.Actor != "editor-token" || ev.Target != "server/k8s.shop.example.com" ||
 				!strings.Contains(ev.Detail, "the fix is deployed") || ev.Remote == "" {
 				t.Errorf("hold release audit event = %+v", ev)
 			}

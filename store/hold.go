@@ -49,12 +49,22 @@ func (s *HistoryStore) HoldsChanged() <-chan struct{} { return s.holds.Changed()
 
 // ReleaseHolds removes the holds on refs (those that exist), with one audit event, and
 // returns how many it removed. It fails as a write does when meta.NoRollbackAfter is set
-// and a rollback was committed after it: that rollback may have held the objects anew.
+// and a rollback was committed after it: that rollback may have held the objects anew;
+// and when meta.IfMatch names other revisions than those that made the holds.
 func (s *HistoryStore) ReleaseHolds(ctx context.Context, meta api.Meta, refs []api.Ref) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if err := s.checkNoRollbackAfter(meta); err != nil {
 		return 0, err
+	}
+	if meta.IfMatch.Set {
+		// A hold's version is the rollback that made it: a newer one replaced it since.
+		for _, r := range refs {
+			h, ok := s.holds.Get()[r]
+			if !meta.IfMatch.Holds(h.Revision, ok) {
+				return 0, api.Errorf(api.EPreconditionFailed, "the hold on %s %q is by revision %d, not %s", r.Kind, r.Name, h.Revision, meta.IfMatch)
+			}
+		}
 	}
 	ended := s.heldOf(refs)
 	if len(ended) == 0 {

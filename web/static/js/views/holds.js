@@ -51,13 +51,24 @@ async function release(ctx, x, refresh) {
     confirmLabel: 'Release',
     reasonHint: 'Say why: it is recorded in the audit log.',
     intro: h('p', null, `The reconciler then writes what the cluster asks for at its next sync: if that is still what revision #${x.revision} rolled back, it goes live again.`),
-    // A hold released meanwhile (by the reconciler, which says so in no revision when it
-    // has nothing to write, or by another editor) is what was asked for: no error.
-    onConfirm: (reason) => ctx.api.request('DELETE', `/holds/${encodeURIComponent(x.kind)}/${encodeURIComponent(x.name)}`, { reason })
-      .catch((err) => { if (err.status === 404) return { gone: true }; throw err; }),
+    // If-Match: a hold a newer rollback made since is not released in its place; the row
+    // then shows that rollback, to be read before releasing. A hold released meanwhile
+    // (by another editor, or by the reconciler, which makes no revision when it has
+    // nothing to write) is what was asked for: no error.
+    onConfirm: (reason) => ctx.api.request('DELETE', `/holds/${encodeURIComponent(x.kind)}/${encodeURIComponent(x.name)}`, { reason, ifMatch: x.revision })
+      .catch((err) => {
+        if (err.status === 404) return { gone: true };
+        if (err.status === 412) return { newer: true };
+        throw err;
+      }),
   });
   if (!res) return;
-  ctx.notify.ok(res.gone ? `${x.kind} ${x.name} was no longer held.` : `Released ${x.kind} ${x.name}.`);
+  // 412 says the hold is gone or another rollback's (RFC 9110 answers both so): look.
+  const now = res.newer ? await ctx.api.get('/holds').catch(() => null) : null;
+  const again = now && (now.items || []).find((h) => h.kind === x.kind && h.name === x.name);
+  if (again) ctx.notify.error(`Rollback #${again.revision} holds ${x.kind} ${x.name} now: read it before releasing.`);
+  else if (res.gone || res.newer) ctx.notify.ok(`${x.kind} ${x.name} was no longer held.`);
+  else ctx.notify.ok(`Released ${x.kind} ${x.name}.`);
   try {
     await refresh();
   } catch (err) {
