@@ -9,8 +9,9 @@ import (
 	"github.com/restyplane/restyplane/api"
 )
 
-// heldReports returns reports with a RolledBack Warning on each Ingress whose server or
-// backend is held, copying those it changes: reports belong to the cached translation.
+// heldReports returns reports with a RolledBack Warning on each Ingress whose server,
+// backend or TLS certificate is held, copying those it changes: reports belong to the
+// cached translation.
 func heldReports(reports map[string]*Report, held map[api.Ref]api.Hold) map[string]*Report {
 	if len(held) == 0 {
 		return reports
@@ -41,9 +42,15 @@ func heldReports(reports map[string]*Report, held map[api.Ref]api.Hold) map[stri
 	return out
 }
 
-// ingressRefs returns the servers of an Ingress's hosts and the backends it names.
+// ingressRefs returns the servers of an Ingress's hosts, the backends it names and the
+// certificates of its TLS Secrets.
 func ingressRefs(ing *networkingv1.Ingress) []api.Ref {
 	var refs []api.Ref
+	for _, t := range ing.Spec.TLS {
+		if t.SecretName != "" {
+			refs = append(refs, api.Ref{Kind: api.KindCertificate, Name: certificateName(ing.Namespace, t.SecretName)})
+		}
+	}
 	backend := func(b *networkingv1.IngressBackend) {
 		if b != nil && b.Service != nil {
 			refs = append(refs, api.Ref{Kind: api.KindBackend, Name: backendName(ing.Namespace, b.Service.Name, portKey(b.Service.Port))})
