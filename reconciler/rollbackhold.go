@@ -21,6 +21,8 @@ type Holds interface {
 	Holds() map[api.Ref]api.Hold
 	HoldsChanged() <-chan struct{}
 	ReleaseHolds(ctx context.Context, meta api.Meta, refs []api.Ref) (int, error)
+	// RolledBackAfter reports whether a rollback was committed after revision rev.
+	RolledBackAfter(rev int64) bool
 }
 
 // holdBack takes out of muts what the holds keep: a held object is not written with the

@@ -259,3 +259,95 @@ func TestRollbackDuringASyncHolds(t *testing.T) {
 		})
 	}
 }
+
+// staleStore answers the reads of the head, once armed, with the head it was armed with
+// until the holds are next read: a sync that reads the head in the moment after a
+// rollback published its holds and before it published its head.
+type staleStore struct {
+	*store.Store
+	mu     sync.Mutex
+	stale  *api.State
+	served bool
+}
+
+var _ reconciler.Store = (*staleStore)(nil)
+
+// Head returns the armed stale head, else the store's.
+func (s *staleStore) Head() *api.State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.stale; h != nil {
+		s.served = true
+		return h
+	}
+	return s.Store.Head()
+}
+
+// Holds disarms the stale head once a read of it was served: the holds are read after it.
+func (s *staleStore) Holds() map[api.Ref]api.Hold {
+	s.mu.Lock()
+	if s.served {
+		s.stale = nil
+	}
+	s.mu.Unlock()
+	return s.Store.Holds()
+}
+
+// TestRollbackSeenHalfByASyncIsFollowed: a sync that reads the head from before a
+// rollback and the holds it made has nothing to write against that head, yet the
+// rollback took a held backend back to Pods that are gone: the sync runs again from the
+// rollback's head, and the held backend gets the Pods there are. Before, nothing was
+// written and the backend stayed on the gone Pods until the cluster changed again.
+func TestRollbackSeenHalfByASyncIsFollowed(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.c.Create(t, kubetest.Service(f.ns, "c", 80),
+		kubetest.EndpointSlice(f.ns, "c", "c-1", 8080, kubetest.Endpoint{Address: "10.3.0.2"}))
+	st := &staleStore{Store: f.store}
+	r, _ := f.run(t, st, "one")
+	backend := "k8s." + f.ns + ".c.80"
+	state := func() string {
+		if b := f.store.Head().Backends[backend]; b != nil {
+			return b.LoadBalance + " " + endpoints(b)
+		}
+		return ""
+	}
+	f.c.Create(t, kubetest.Ingress(f.ns, "cart", f.class, kubetest.Path{Host: "cart.example.com", Path: "/", Service: "c", Port: 80}))
+	waitFor(t, 5*time.Second, "backend c", func() bool { return state() == "round_robin 10.3.0.2:8080" })
+	rest(t, r)
+	good := f.store.Head().Revision
+	f.scale(t, "c-1", "c", "10.3.0.3")
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ing, err := f.c.Client.NetworkingV1().Ingresses(f.ns).Get(ctx, "cart", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		ing.Annotations = map[string]string{"nginx.ingress.kubernetes.io/load-balance": "ewma"}
+		_, err = f.c.Client.NetworkingV1().Ingresses(f.ns).Update(ctx, ing, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("update cart: %v", err)
+	}
+	waitFor(t, 5*time.Second, "backend c on ewma and its new Pod", func() bool { return state() == "ewma 10.3.0.3:8080" })
+	rest(t, r)
+
+	st.mu.Lock()
+	st.stale = f.store.Head()
+	st.mu.Unlock()
+	if _, err := f.store.Rollback(ctx, api.Meta{Actor: api.ActorApplier, Message: "automatic rollback: 5xx"}, good); err != nil {
+		t.Fatalf("rollback to %d: %v", good, err)
+	}
+	waitFor(t, 5*time.Second, "backend c held at round_robin, on the Pod there is", func() bool {
+		return state() == "round_robin 10.3.0.3:8080"
+	})
+	st.mu.Lock()
+	served := st.served
+	st.mu.Unlock()
+	if !served {
+		t.Fatal("no sync read the stale head")
+	}
+	if _, ok := f.store.Holds()[api.Ref{Kind: api.KindBackend, Name: backend}]; !ok {
+		t.Errorf("backend c is not held after the rollback: holds %v", f.store.Holds())
+	}
+}

@@ -222,6 +222,12 @@ func (r *Reconciler) sync(ctx context.Context, c *cluster, rep *reporter, gwRep 
 			return 0, false, overtaken(fmt.Errorf("release %d holds: %w", len(release), err))
 		}
 	}
+	if len(muts)+len(release) == 0 && r.store.RolledBackAfter(head.Revision) {
+		// The holds read are a rollback's whose head this sync did not read: against that
+		// head there may well be something to write (a held backend's Pods moved since the
+		// revision it restored). Nothing refuses a sync that writes nothing: it runs again.
+		return 0, false, overtaken(api.Errorf(api.EPreconditionFailed, "a rollback was committed after revision %d, which the sync read", head.Revision))
+	}
 	rev = head.Revision
 	if len(muts) > 0 {
 		// The Lease may have been lost since the sync began; a replica that no longer leads

@@ -146,12 +146,17 @@ func (s *core) publishHolds(ended []api.Ref, made []api.Hold) {
 	s.holds.Publish(next)
 }
 
+// RolledBackAfter reports whether a rollback was committed after revision rev: a reader
+// that read the head at rev and the holds since may have seen a rollback's holds without
+// its head, and is to read both again.
+func (s *HistoryStore) RolledBackAfter(rev int64) bool { return s.lastRollback.Load() > rev }
+
 // checkNoRollbackAfter fails a write computed from the head at meta.NoRollbackAfter when
 // a rollback was committed since. The caller holds wmu.
 func (s *core) checkNoRollbackAfter(meta api.Meta) error {
-	if meta.NoRollbackAfter != 0 && s.lastRollback > meta.NoRollbackAfter {
+	if last := s.lastRollback.Load(); meta.NoRollbackAfter != 0 && last > meta.NoRollbackAfter {
 		return api.Errorf(api.EPreconditionFailed, "rollback %d was committed after revision %d, which the write was computed from",
-			s.lastRollback, meta.NoRollbackAfter)
+			last, meta.NoRollbackAfter)
 	}
 	return nil
 }

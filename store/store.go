@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
 	"modernc.org/sqlite" // also registers the "sqlite" driver
@@ -82,10 +83,11 @@ type core struct {
 	// holds are the objects rollbacks hold back from the reconciler (hold.go); they
 	// change under wmu.
 	holds *api.Latest[map[api.Ref]api.Hold]
-	// lastRollback is the newest rollback this process committed, for Meta.NoRollbackAfter;
-	// it changes under wmu. It starts at 0: a rollback before Open is at or below the head
-	// loaded then, and so at or below any revision a writer can have read.
-	lastRollback int64
+	// lastRollback is the newest rollback this process committed, for Meta.NoRollbackAfter
+	// and RolledBackAfter; it changes under wmu. It starts at 0: a rollback before Open is
+	// at or below the head loaded then, and so at or below any revision a writer can have
+	// read.
+	lastRollback atomic.Int64
 }
 
 // Open opens (creating if needed) the SQLite database at path, migrates it and loads the

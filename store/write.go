@@ -142,12 +142,13 @@ func (s *core) write(ctx context.Context, meta api.Meta, opt writeOptions, build
 		return nil, err
 	}
 	if opt.rollbackOf != 0 {
-		s.lastRollback = rev
+		s.lastRollback.Store(rev)
 	}
 	// The holds are shown before the head: a reader that reads the head and then the holds
 	// (the reconciler's sync) sees every hold of the revision it read. It may see those of
 	// a newer rollback too, with the older head; its write, conditioned on no rollback
-	// after that head (Meta.NoRollbackAfter), then fails, and it reads both again.
+	// after that head (Meta.NoRollbackAfter), then fails, and it reads both again, as it
+	// does when it has nothing to write (RolledBackAfter).
 	s.publishHolds(opt.release, opt.holds)
 	cand.Revision = rev
 	cand.Written = r.Time
