@@ -145,6 +145,42 @@ func TestRollbackHoldsAgainstTheCluster(t *testing.T) {
 	}
 }
 
+// cartOnC runs a reconciler on st with Ingress cart routing to Service c (one Pod,
+// 10.3.0.2), at rest, and returns it, c's backend and the revision that serves cart.
+func cartOnC(t *testing.T, f *fixture, st reconciler.Store) (*reconciler.Reconciler, string, int64) {
+	t.Helper()
+	f.c.Create(t, kubetest.Service(f.ns, "c", 80),
+		kubetest.EndpointSlice(f.ns, "c", "c-1", 8080, kubetest.Endpoint{Address: "10.3.0.2"}))
+	r, _ := f.run(t, st, "one")
+	backend := "k8s." + f.ns + ".c.80"
+	f.c.Create(t, kubetest.Ingress(f.ns, "cart", f.class, kubetest.Path{Host: "cart.example.com", Path: "/", Service: "c", Port: 80}))
+	waitFor(t, 5*time.Second, "backend c", func() bool {
+		b := f.store.Head().Backends[backend]
+		return b != nil && b.LoadBalance == api.RoundRobin
+	})
+	rest(t, r)
+	return r, backend, f.store.Head().Revision
+}
+
+// cartOnEWMA edits Ingress cart to balance by EWMA.
+func cartOnEWMA(t *testing.T, f *fixture) {
+	t.Helper()
+	ctx := context.Background()
+	ingresses := f.c.Client.NetworkingV1().Ingresses(f.ns)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ing, err := ingresses.Get(ctx, "cart", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		ing.Annotations = map[string]string{"nginx.ingress.kubernetes.io/load-balance": "ewma"}
+		_, err = ingresses.Update(ctx, ing, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("update cart: %v", err)
+	}
+}
+
 // racingStore is the store with a rollback slipped into a sync: armed, it runs the
 // rollback once, when the reconciler next reads the holds or next writes.
 type racingStore struct {
@@ -203,34 +239,15 @@ func TestRollbackDuringASyncHolds(t *testing.T) {
 		t.Run("before the "+seam, func(t *testing.T) {
 			f := newFixture(t)
 			ctx := context.Background()
-			f.c.Create(t, kubetest.Service(f.ns, "c", 80),
-				kubetest.EndpointSlice(f.ns, "c", "c-1", 8080, kubetest.Endpoint{Address: "10.3.0.2"}))
 			st := &racingStore{Store: f.store}
-			r, _ := f.run(t, st, "one")
-			backend := "k8s." + f.ns + ".c.80"
+			r, backend, good := cartOnC(t, f, st)
 			balance := func() string {
 				if b := f.store.Head().Backends[backend]; b != nil {
 					return b.LoadBalance
 				}
 				return ""
 			}
-			f.c.Create(t, kubetest.Ingress(f.ns, "cart", f.class, kubetest.Path{Host: "cart.example.com", Path: "/", Service: "c", Port: 80}))
-			waitFor(t, 5*time.Second, "backend c", func() bool { return balance() == api.RoundRobin })
-			rest(t, r)
-			good := f.store.Head().Revision
-			ingresses := f.c.Client.NetworkingV1().Ingresses(f.ns)
-			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				ing, err := ingresses.Get(ctx, "cart", metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				ing.Annotations = map[string]string{"nginx.ingress.kubernetes.io/load-balance": "ewma"}
-				_, err = ingresses.Update(ctx, ing, metav1.UpdateOptions{})
-				return err
-			})
-			if err != nil {
-				t.Fatalf("update cart: %v", err)
-			}
+			cartOnEWMA(t, f)
 			waitFor(t, 5*time.Second, "backend c on ewma", func() bool { return balance() == api.EWMA })
 			rest(t, r)
 
@@ -301,34 +318,16 @@ func (s *staleStore) Holds() map[api.Ref]api.Hold {
 func TestRollbackSeenHalfByASyncIsFollowed(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	f.c.Create(t, kubetest.Service(f.ns, "c", 80),
-		kubetest.EndpointSlice(f.ns, "c", "c-1", 8080, kubetest.Endpoint{Address: "10.3.0.2"}))
 	st := &staleStore{Store: f.store}
-	r, _ := f.run(t, st, "one")
-	backend := "k8s." + f.ns + ".c.80"
+	r, backend, good := cartOnC(t, f, st)
 	state := func() string {
 		if b := f.store.Head().Backends[backend]; b != nil {
 			return b.LoadBalance + " " + endpoints(b)
 		}
 		return ""
 	}
-	f.c.Create(t, kubetest.Ingress(f.ns, "cart", f.class, kubetest.Path{Host: "cart.example.com", Path: "/", Service: "c", Port: 80}))
-	waitFor(t, 5*time.Second, "backend c", func() bool { return state() == "round_robin 10.3.0.2:8080" })
-	rest(t, r)
-	good := f.store.Head().Revision
 	f.scale(t, "c-1", "c", "10.3.0.3")
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		ing, err := f.c.Client.NetworkingV1().Ingresses(f.ns).Get(ctx, "cart", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		ing.Annotations = map[string]string{"nginx.ingress.kubernetes.io/load-balance": "ewma"}
-		_, err = f.c.Client.NetworkingV1().Ingresses(f.ns).Update(ctx, ing, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatalf("update cart: %v", err)
-	}
+	cartOnEWMA(t, f)
 	waitFor(t, 5*time.Second, "backend c on ewma and its new Pod", func() bool { return state() == "ewma 10.3.0.3:8080" })
 	rest(t, r)
 
